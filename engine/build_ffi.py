@@ -1,0 +1,37 @@
+"""The only binding script: compiles the C engine with cffi in API mode as engine._engine.
+
+The cdef is the public header itself (engine/include/simtscope.h) minus preprocessor lines, so the
+Python side can never disagree with C about a struct layout or an enum value.
+"""
+from pathlib import Path
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+HEADER = HERE / "include" / "simtscope.h"
+
+
+def _rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def cdef_source() -> str:
+    return "\n".join(line for line in HEADER.read_text().splitlines() if not line.lstrip().startswith("#"))
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(cdef_source())
+ffibuilder.set_source(
+    "engine._engine",
+    '#include "simtscope.h"',
+    sources=sorted(_rel(p) for p in (HERE / "csrc").glob("*.c")),
+    include_dirs=[_rel(HERE / "include"), _rel(HERE / "csrc")],
+    depends=sorted(_rel(p) for p in list((HERE / "include").glob("*.h")) + list((HERE / "csrc").glob("*.h"))),
+    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                        "-ffp-contract=off", "-frounding-math", "-fno-strict-aliasing", "-D_GNU_SOURCE"],
+    libraries=["m"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=False)

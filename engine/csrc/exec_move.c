@@ -1,0 +1,71 @@
+/* exec_move.c — mov in all its forms: register, immediate, special register, predicate, vector pack
+ * ({a,b} -> d) and unpack (d -> {a,b}). */
+#include "exec.h"
+
+GS_HANDLER(h_mov) {
+    (void)c;
+    uint64_t mask = gs_width_mask(gs_type_bits(x->type));
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_opr(w, x, 1);
+    GS_LANES(m, l, d[l] = a[l] & mask);
+    return GS_X_NEXT;
+}
+
+GS_HANDLER(h_mov_sreg) {
+    uint64_t mask = gs_width_mask(gs_type_bits(x->type));
+    uint64_t *d = gs_opr(w, x, 0);
+    int sr = (int)x->ops[1];
+    GS_LANES(m, l, d[l] = gs_sreg_read(c, w, sr, l) & mask);
+    return GS_X_NEXT;
+}
+
+GS_HANDLER(h_mov_pred) {
+    (void)c;
+    gs_pred_write(w, x->ops[0], gs_pred(w, x->ops[1]), m);
+    return GS_X_NEXT;
+}
+
+/* mov.b32/b64 d, {e0, e1, ...}: element i occupies bits [i*eb, (i+1)*eb) */
+GS_HANDLER(h_mov_pack) {
+    (void)c;
+    int n = x->nops - 1;
+    int eb = gs_type_bits(x->type) / n;
+    uint64_t em = gs_width_mask(eb);
+    uint64_t *d = gs_opr(w, x, 0);
+    GS_LANES(m, l, {
+        uint64_t v = 0;
+        for (int i = 0; i < n; i++) v |= (w->R[x->ops[1 + i] + l] & em) << (i * eb);
+        d[l] = v;
+    });
+    return GS_X_NEXT;
+}
+
+/* mov.b32/b64 {e0, e1, ...}, s  (sink elements "_" are skipped) */
+GS_HANDLER(h_mov_unpack) {
+    (void)c;
+    int n = x->nops - 1;
+    int eb = gs_type_bits(x->type) / n;
+    uint64_t em = gs_width_mask(eb);
+    const uint64_t *s = gs_opr(w, x, n);
+    uint64_t tmp[GS_WARP];
+    GS_LANES(m, l, tmp[l] = s[l]);   /* the source may also be one of the destinations */
+    for (int i = 0; i < n; i++) {
+        if (x->ops[i] == 0xffffffffu) continue;
+        uint64_t *d = gs_opr(w, x, i);
+        GS_LANES(m, l, d[l] = (tmp[l] >> (i * eb)) & em);
+    }
+    return GS_X_NEXT;
+}
+
+gs_handler gs_bind_move(const gs_xinst *x) {
+    if (x->op != GS_OP_MOV) return NULL;
+    if (x->ir->nopnd != 2) return NULL;
+    const gs_ir_opnd *d = gs_top(x, 0), *s = gs_top(x, 1);
+    if (x->type == GS_T_PRED) return (d->kind == GS_OK_PRED && s->kind == GS_OK_PRED) ? h_mov_pred : NULL;
+    if (d->kind == GS_OK_VEC) return (d->n >= 2 && gs_type_bits(x->type) % d->n == 0) ? h_mov_unpack : NULL;
+    if (d->kind != GS_OK_REG) return NULL;
+    if (s->kind == GS_OK_SREG) return h_mov_sreg;
+    if (s->kind == GS_OK_VEC) return (s->n >= 2 && gs_type_bits(x->type) % s->n == 0) ? h_mov_pack : NULL;
+    if (s->kind == GS_OK_REG || s->kind == GS_OK_IMM) return h_mov;
+    return NULL;
+}

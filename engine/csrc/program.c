@@ -1,0 +1,205 @@
+/* program.c — turns the IR into decoded instructions bound to handlers (done once per module).
+ *
+ * Steps: (1) collect every immediate into constant register slots (deduplicated), (2) flatten each
+ * instruction's operands (vector elements expanded) into resolved offsets, (3) ask each family's
+ * binder for a handler, refusing the whole program with the first instruction nobody handles,
+ * (4) record static facts the timing model needs (registers read and written, functional unit).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "internal.h"
+
+#define GS_NO_SLOT 0xffffffffu
+
+static const char *const OP_NAMES[GS_OP__COUNT] = {
+    "nop", "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min",
+    "max", "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "prmt", "lop3", "shf", "shl", "shr",
+    "and", "or", "xor", "not", "cnot", "addc", "subc", "madc", "dp4a", "dp2a",
+    "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "testp", "copysign",
+    "setp", "set", "selp", "slct",
+    "mov", "cvt", "cvta", "cvt.pack",
+    "ld", "st", "ldu", "prefetch", "atom", "red", "isspacep",
+    "cp.async", "cp.async.commit_group", "cp.async.wait", "ldmatrix", "stmatrix", "createpolicy",
+    "cache-hint",
+    "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep", "bar", "bar.warp.sync", "membar",
+    "shfl", "vote", "match", "redux", "activemask", "elect",
+    "wmma.load", "wmma.store", "wmma.mma", "mma", "wgmma.mma_async", "wgmma.fence",
+    "wgmma.commit_group", "wgmma.wait_group", "mbarrier"};
+
+const char *gs_op_name(int op) { return (op >= 0 && op < GS_OP__COUNT) ? OP_NAMES[op] : "?"; }
+
+static gs_handler bind(const gs_xinst *x) {
+    static gs_handler (*const binders[])(const gs_xinst *) = {
+        gs_bind_ctrl, gs_bind_move, gs_bind_int, gs_bind_float, gs_bind_cmp, gs_bind_cvt, gs_bind_mem,
+        gs_bind_atomic, gs_bind_warp, gs_bind_tensor, gs_bind_async};
+    if (x->flags & GS_F_UNSUPPORTED) return NULL;
+    for (size_t i = 0; i < sizeof binders / sizeof *binders; i++) {
+        gs_handler h = binders[i](x);
+        if (h) return h;
+    }
+    return NULL;
+}
+
+static int unit_of(const gs_xinst *x) {
+    int t = x->type;
+    switch (x->op) {
+    case GS_OP_LD: case GS_OP_ST: case GS_OP_LDU: case GS_OP_ATOM: case GS_OP_RED:
+    case GS_OP_CP_ASYNC: case GS_OP_LDMATRIX: case GS_OP_STMATRIX: case GS_OP_WMMA_LOAD:
+    case GS_OP_WMMA_STORE: case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_PREFETCH:
+    case GS_OP_MBARRIER:
+        return GS_U_LDST;
+    case GS_OP_WMMA_MMA: case GS_OP_MMA: case GS_OP_WGMMA_MMA:
+        return GS_U_TENSOR;
+    case GS_OP_BRA: case GS_OP_CALL: case GS_OP_RET: case GS_OP_EXIT:
+        return GS_U_BRANCH;
+    case GS_OP_BAR: case GS_OP_BAR_WARP: case GS_OP_MEMBAR:
+        return GS_U_BARRIER;
+    case GS_OP_RCP: case GS_OP_SQRT: case GS_OP_RSQRT: case GS_OP_EX2: case GS_OP_LG2:
+    case GS_OP_SIN: case GS_OP_COS: case GS_OP_TANH:
+        return t == GS_T_F64 ? GS_U_FP64 : GS_U_SFU;
+    case GS_OP_DIV: case GS_OP_REM:
+        if (t == GS_T_F64) return GS_U_FP64;
+        return gs_type_is_float(t) ? GS_U_SFU : GS_U_INT;
+    case GS_OP_CVT:
+        if (t == GS_T_F64 || x->type2 == GS_T_F64) return GS_U_FP64;
+        return GS_U_INT;
+    default:
+        if (t == GS_T_F64) return GS_U_FP64;
+        if (t == GS_T_F16 || t == GS_T_F16X2 || t == GS_T_BF16 || t == GS_T_BF16X2) return GS_U_FP16;
+        if (t == GS_T_F32) return GS_U_FP32;
+        return GS_U_INT;
+    }
+}
+
+gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs_ir_opnd *opnds,
+                              uint32_t nopnds, const gs_ir_func *funcs, uint32_t nfuncs,
+                              const uint8_t *const_data, uint32_t const_bytes, char *err,
+                              uint32_t errlen) {
+    gs_program *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->ninsts = ninsts;
+    p->nopnds = nopnds;
+    p->nfuncs = nfuncs;
+    p->ir = malloc((ninsts ? ninsts : 1) * sizeof *p->ir);
+    p->opnds = malloc((nopnds ? nopnds : 1) * sizeof *p->opnds);
+    p->funcs = malloc((nfuncs ? nfuncs : 1) * sizeof *p->funcs);
+    p->x = calloc(ninsts ? ninsts : 1, sizeof *p->x);
+    p->flat = malloc((nopnds ? nopnds : 1) * sizeof *p->flat);
+    p->const_bank = malloc(const_bytes ? const_bytes : 1);
+    uint64_t *cvals = malloc((nopnds ? nopnds : 1) * sizeof *cvals);
+    if (!p->ir || !p->opnds || !p->funcs || !p->x || !p->flat || !p->const_bank || !cvals) {
+        snprintf(err, errlen, "out of memory");
+        free(cvals);
+        gs_program_destroy(p);
+        return NULL;
+    }
+    memcpy(p->ir, insts, ninsts * sizeof *insts);
+    memcpy(p->opnds, opnds, nopnds * sizeof *opnds);
+    memcpy(p->funcs, funcs, nfuncs * sizeof *funcs);
+    if (const_bytes) memcpy(p->const_bank, const_data, const_bytes);
+    p->const_bytes = const_bytes;
+
+    /* (1) immediates -> constant slots; registers are shifted past them */
+    uint32_t *cslot = malloc((nopnds ? nopnds : 1) * sizeof *cslot);
+    uint32_t nconst = 0;
+    for (uint32_t i = 0; i < nopnds; i++) {
+        cslot[i] = GS_NO_SLOT;
+        if (opnds[i].kind != GS_OK_IMM) continue;
+        uint64_t v = (uint64_t)opnds[i].imm;
+        uint32_t k = 0;
+        while (k < nconst && cvals[k] != v) k++;   /* modules have few distinct immediates */
+        if (k == nconst) cvals[nconst++] = v;
+        cslot[i] = k;
+    }
+    p->nconst = nconst;
+    p->const_regs = malloc((nconst ? nconst : 1) * GS_WARP * sizeof(uint64_t));
+    for (uint32_t k = 0; k < nconst; k++)
+        for (int l = 0; l < GS_WARP; l++) p->const_regs[k * GS_WARP + l] = cvals[k];
+    free(cvals);
+
+    for (uint32_t f = 0; f < nfuncs; f++) {
+        if (!funcs[f].is_entry) {
+            if (funcs[f].nregs > p->max_func_regs) p->max_func_regs = funcs[f].nregs;
+            if (funcs[f].npreds > p->max_func_preds) p->max_func_preds = funcs[f].npreds;
+        }
+    }
+
+    /* (2)+(3) decode and bind */
+    for (uint32_t i = 0; i < ninsts; i++) {
+        const gs_ir_inst *ir = &p->ir[i];
+        gs_xinst *x = &p->x[i];
+        x->ir = ir;
+        x->op = ir->op; x->type = ir->type; x->type2 = ir->type2; x->space = ir->space;
+        x->sub = ir->sub; x->rnd = ir->rnd; x->cmp = ir->cmp; x->vec = ir->vec; x->flags = ir->flags;
+        x->guard = ir->guard; x->guard_neg = ir->guard_neg; x->target = ir->target; x->rpc = ir->rpc;
+        x->aux = ir->aux; x->line = ir->line; x->mem_base = -1; x->dst_pred = -1; x->src_pred = -1;
+        x->irops = &p->opnds[ir->opnd];
+        uint32_t *flat = &p->flat[ir->opnd];
+        uint32_t nf = 0;
+        int top = 0;
+        for (uint32_t j = ir->opnd; top < ir->nopnd && j < nopnds; top++) {
+            const gs_ir_opnd *o = &p->opnds[j];
+            uint32_t nel = o->kind == GS_OK_VEC ? o->n : 0;
+            for (uint32_t e = 0; e <= nel; e++) {
+                const gs_ir_opnd *q = &p->opnds[j + e];
+                if (q->kind == GS_OK_VEC) continue;
+                uint32_t v = GS_NO_SLOT;
+                int is_dst = top < ir->ndst;
+                switch (q->kind) {
+                case GS_OK_REG: v = (nconst + (uint32_t)q->reg) * GS_WARP;
+                    if (is_dst) { if (x->ndst < 4) x->dst_slot[x->ndst++] = (int32_t)(nconst + q->reg); }
+                    else if (x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    break;
+                case GS_OK_IMM: v = cslot[j + e] * GS_WARP; break;
+                case GS_OK_PRED: v = (uint32_t)q->reg | ((q->flags & GS_OF_NEG) ? 0x80000000u : 0);
+                    if (is_dst) x->dst_pred = q->reg; else x->src_pred = q->reg;
+                    break;
+                case GS_OK_SREG: v = q->n; break;
+                case GS_OK_MEM:
+                    v = q->reg >= 0 ? (nconst + (uint32_t)q->reg) * GS_WARP : GS_NO_SLOT;
+                    x->mem_base = (int32_t)v == -1 ? -1 : (int32_t)v;
+                    x->imm = q->imm;
+                    if (q->reg >= 0 && x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    break;
+                default: v = GS_NO_SLOT; break;
+                }
+                flat[nf] = v;
+                if (nf < GS_MAX_XOPS) x->o[nf] = v;
+                nf++;
+            }
+            j += 1 + nel;
+        }
+        x->ops = flat;
+        x->nops = (uint16_t)nf;
+        x->unit = (uint8_t)unit_of(x);
+        x->fn = bind(x);
+        if (!x->fn) {
+            snprintf(err, errlen, "line %u: unsupported instruction: %s%s%s (op %s, type %s%s%s)",
+                     ir->line, gs_op_name(ir->op), ir->type ? "." : "", gs_type_name(ir->type),
+                     gs_op_name(ir->op), gs_type_name(ir->type), ir->type2 ? ", " : "",
+                     ir->type2 ? gs_type_name(ir->type2) : "");
+            free(cslot);
+            gs_program_destroy(p);
+            return NULL;
+        }
+    }
+    free(cslot);
+    return p;
+}
+
+int gs_inst_supported(const gs_ir_inst *ir, const gs_ir_opnd *opnds) {
+    (void)opnds;
+    gs_xinst x;
+    memset(&x, 0, sizeof x);
+    x.ir = ir; x.op = ir->op; x.type = ir->type; x.type2 = ir->type2; x.space = ir->space;
+    x.sub = ir->sub; x.rnd = ir->rnd; x.cmp = ir->cmp; x.vec = ir->vec; x.flags = ir->flags;
+    x.aux = ir->aux; x.guard = ir->guard; x.irops = opnds;
+    return bind(&x) != NULL;
+}
+
+void gs_program_destroy(gs_program *p) {
+    if (!p) return;
+    free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat);
+    free(p->const_regs); free(p->const_bank);
+    free(p);
+}

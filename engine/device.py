@@ -1,0 +1,284 @@
+"""The Pythonic face of the C engine: a simulated device with memory, loaded PTX modules and launches.
+
+    dev = Device()
+    x = dev.to_device(np.arange(1024, dtype=np.float32))
+    mod = dev.load_ptx(Path("vector.ptx"))
+    res = dev.launch(mod.kernel("saxpy"), grid=4, block=256, args=[1024, 2.0, x, y])
+    y_host = dev.from_device(y)
+
+C memory is owned through ffi.gc; faults raise engine.errors.KernelFault subclasses and leave the device
+usable. This module and engine/timing.py are the only users of engine._ffi's `lib` outside the front end.
+"""
+from __future__ import annotations
+
+import struct
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from . import errors
+from ._ffi import OP_NAMES, E, ffi, lib
+from .ptx import load as ptx_load
+from .ptx.lower import Program
+
+_FAULT_CLASS = {
+    E.fault["oob"]: errors.MemoryFault,
+    E.fault["misaligned"]: errors.MisalignedAccess,
+    E.fault["deadlock"]: errors.BarrierDeadlock,
+    E.fault["trap"]: errors.TrapFault,
+    E.fault["limit"]: errors.LimitExceeded,
+    E.fault["unsupported"]: errors.UnsupportedAtRuntime,
+    E.fault["invalid"]: errors.InvalidOperation,
+    E.fault["interrupted"]: errors.Interrupted,
+}
+
+PARAM_FORMATS = {"u8": "<B", "s8": "<b", "b8": "<B", "u16": "<H", "s16": "<h", "b16": "<H", "f16": "<e",
+                 "u32": "<I", "s32": "<i", "b32": "<I", "f32": "<f", "u64": "<Q", "s64": "<q",
+                 "b64": "<Q", "f64": "<d"}
+
+
+@dataclass(frozen=True)
+class DeviceBuffer:
+    """A device allocation: address, size in bytes, and the numpy dtype/shape it was made for."""
+    addr: int
+    nbytes: int
+    dtype: np.dtype = np.dtype(np.uint8)
+    shape: tuple = ()
+
+    def __int__(self):
+        return self.addr
+
+
+@dataclass
+class Kernel:
+    module: "Module"
+    name: str
+    index: int
+    params: list
+
+    @property
+    def info(self):
+        return self.module.program.functions[self.index]
+
+
+@dataclass
+class LaunchResult:
+    kernel: str
+    grid: tuple
+    block: tuple
+    warp_insts: int
+    thread_insts: int
+    op_counts: dict
+    wall_s: float
+    ctas: int
+
+    @property
+    def warp_insts_per_s(self) -> float:
+        return self.warp_insts / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def _dim3(v) -> tuple[int, int, int]:
+    if isinstance(v, (int, np.integer)):
+        return (int(v), 1, 1)
+    t = tuple(int(x) for x in v)
+    if not 1 <= len(t) <= 3:
+        raise errors.LaunchError(f"a launch dimension needs 1 to 3 values, got {v!r}")
+    return t + (1,) * (3 - len(t))
+
+
+class Module:
+    """A PTX module lowered and bound to the engine's handlers (gs_program)."""
+
+    def __init__(self, device: "Device", program: Program):
+        self.device = device
+        self.program = program
+        self.filename = program.filename
+        self._global_addrs: dict[str, int] = {}
+        for g in program.globals:
+            addr = device.malloc(g.size)
+            if g.init:
+                device._htod(addr, g.init)
+            self._global_addrs[g.name] = addr
+        opnds = program.opnds.copy()
+        for idx, name, addend in program.relocs:
+            opnds[idx]["imm"] = np.int64(self._global_addrs[name] + addend)
+        self._opnds = opnds
+        err = ffi.new("char[512]")
+        insts = program.insts
+        cb = program.const_bank
+        self._keep = (insts, opnds, program.funcs, cb)
+        p = lib.gs_program_create(
+            ffi.from_buffer("gs_ir_inst[]", insts), len(insts),
+            ffi.from_buffer("gs_ir_opnd[]", opnds), len(opnds),
+            ffi.from_buffer("gs_ir_func[]", program.funcs), len(program.funcs),
+            ffi.from_buffer("uint8_t[]", cb) if cb else ffi.NULL, len(cb), err, 512)
+        if p == ffi.NULL:
+            raise errors.SimError(f"{self.filename}: {ffi.string(err).decode()}")
+        self._ptr = ffi.gc(p, lib.gs_program_destroy)
+
+    def kernel(self, name: str) -> Kernel:
+        for f in self.program.functions:
+            if f.name == name and f.is_entry:
+                return Kernel(self, name, f.index, f.params)
+        names = ", ".join(sorted(self.program.kernels)) or "none"
+        raise KeyError(f"no kernel '{name}' in {self.filename} (kernels: {names})")
+
+    @property
+    def kernels(self) -> list[str]:
+        return [f.name for f in self.program.functions if f.is_entry]
+
+    def global_address(self, name: str) -> int:
+        return self._global_addrs[name]
+
+    def pc_info(self, pc: int) -> tuple[int, str]:
+        return int(self.program.insts[pc]["line"]), self.program.pc_text[pc]
+
+
+class Device:
+    """A simulated GPU's memory plus launches. `num_sms` only affects %nsmid / %smid in functional runs."""
+
+    def __init__(self, num_sms: int = 132):
+        self.num_sms = num_sms
+        self._ptr = ffi.gc(lib.gs_device_create(), lib.gs_device_destroy)
+        self._modules: list[Module] = []
+
+    # ---------------------------------------------------------------- memory
+    def malloc(self, nbytes: int) -> int:
+        if nbytes < 0:
+            raise ValueError("negative allocation size")
+        addr = lib.gs_malloc(self._ptr, int(nbytes))
+        if addr == 0:
+            raise MemoryError(f"device allocation of {nbytes} bytes failed")
+        return int(addr)
+
+    def free(self, buf: DeviceBuffer | int) -> None:
+        if lib.gs_free(self._ptr, int(buf)) != 0:
+            raise ValueError(f"0x{int(buf):x} is not a live allocation")
+
+    def alloc(self, shape, dtype=np.float32) -> DeviceBuffer:
+        dt = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        n = int(np.prod(shape)) * dt.itemsize
+        return DeviceBuffer(self.malloc(n), n, dt, shape)
+
+    def to_device(self, arr: np.ndarray) -> DeviceBuffer:
+        a = np.ascontiguousarray(arr)
+        buf = DeviceBuffer(self.malloc(a.nbytes), a.nbytes, a.dtype, a.shape)
+        self._htod(buf.addr, a)
+        return buf
+
+    def write(self, buf: DeviceBuffer | int, arr) -> None:
+        self._htod(int(buf), np.ascontiguousarray(arr))
+
+    def from_device(self, buf: DeviceBuffer, dtype=None, shape=None) -> np.ndarray:
+        dt = np.dtype(dtype) if dtype is not None else buf.dtype
+        out = np.empty(buf.nbytes // dt.itemsize, dt)
+        self._dtoh(out, buf.addr)
+        return out.reshape(shape if shape is not None else (buf.shape if dtype is None else out.shape))
+
+    def read(self, addr: int, nbytes: int) -> bytes:
+        out = bytearray(nbytes)
+        self._dtoh(out, addr)
+        return bytes(out)
+
+    def _htod(self, addr: int, data) -> None:
+        mv = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
+        if lib.gs_memcpy_htod(self._ptr, addr, ffi.from_buffer(mv), len(mv)) != 0:
+            raise ValueError(f"host-to-device copy of {len(mv)} bytes at 0x{addr:x} is outside every allocation")
+
+    def _dtoh(self, out, addr: int) -> None:
+        mv = memoryview(out).cast("B")
+        if lib.gs_memcpy_dtoh(self._ptr, ffi.from_buffer(mv, require_writable=True), addr, len(mv)) != 0:
+            raise ValueError(f"device-to-host copy of {len(mv)} bytes at 0x{addr:x} is outside every allocation")
+
+    @property
+    def allocated_bytes(self) -> int:
+        return int(lib.gs_device_allocated_bytes(self._ptr))
+
+    # ---------------------------------------------------------------- modules
+    def load_ptx(self, source: str | Path, filename: str | None = None) -> Module:
+        """Parse, lower and bind PTX (text or a path). Raises PTXSyntaxError, PTXSemanticError or
+        UnsupportedInstruction (every unsupported instruction, by name and line)."""
+        program = ptx_load(source, filename)
+        m = Module(self, program)
+        self._modules.append(m)
+        return m
+
+    # ---------------------------------------------------------------- launches
+    def pack_params(self, kernel: Kernel, args: Sequence) -> bytes:
+        params = kernel.params
+        if len(args) != len(params):
+            raise errors.LaunchError(f"kernel {kernel.name} takes {len(params)} argument(s), {len(args)} given")
+        size = kernel.info.param_bytes
+        buf = bytearray(size)
+        for p, a in zip(params, args):
+            if isinstance(a, DeviceBuffer):
+                a = a.addr
+            if p.size > 8 or p.type not in PARAM_FORMATS:
+                data = bytes(a) if isinstance(a, (bytes, bytearray)) else np.asarray(a).tobytes()
+                if len(data) != p.size:
+                    raise errors.LaunchError(f"argument {p.name} needs {p.size} bytes, got {len(data)}")
+                buf[p.offset:p.offset + p.size] = data
+                continue
+            try:
+                if p.type in ("f16", "f32", "f64"):
+                    v = struct.pack(PARAM_FORMATS[p.type], float(a))
+                else:
+                    n = struct.calcsize(PARAM_FORMATS[p.type])
+                    iv = int(a)
+                    if not -(1 << (8 * n - 1)) <= iv < (1 << (8 * n)):
+                        raise ValueError(f"{iv} does not fit in {8 * n} bits")
+                    v = (iv & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+            except (struct.error, TypeError, ValueError, OverflowError) as e:
+                raise errors.LaunchError(f"argument {p.name} ({p.type}): {e}") from None
+            buf[p.offset:p.offset + len(v)] = v
+        return bytes(buf)
+
+    def launch(self, kernel: Kernel, grid, block, args: Sequence = (), shared: int = 0,
+               max_warp_insts: int = 0, progress: Callable[[int, int], None] | None = None,
+               chunk: int = 5_000_000) -> LaunchResult:
+        """Run a kernel to completion in the functional core. Raises KernelFault subclasses."""
+        g, b = _dim3(grid), _dim3(block)
+        params = self.pack_params(kernel, args)
+        desc = ffi.new("gs_launch_desc *")
+        desc.func = kernel.index
+        desc.grid = list(g)
+        desc.block = list(b)
+        desc.dyn_shared_bytes = int(shared)
+        desc.max_warp_insts = int(max_warp_insts)
+        desc.num_sms = self.num_sms
+        fault = ffi.new("gs_fault *")
+        pbuf = ffi.from_buffer(params) if params else ffi.NULL
+        run = lib.gs_func_launch(self._ptr, kernel.module._ptr, desc, pbuf, len(params), fault)
+        if run == ffi.NULL:
+            raise errors.LaunchError(f"{kernel.name}: {ffi.string(fault.message).decode()}")
+        run = ffi.gc(run, lib.gs_func_destroy)
+        stats = ffi.new("gs_func_stats *")
+        t0 = time.perf_counter()
+        while True:
+            st = lib.gs_func_step(run, chunk, fault)
+            if st == lib.GS_DONE:
+                break
+            if st == lib.GS_FAULTED:
+                raise self.fault_exception(kernel.module, kernel.name, fault)
+            if progress:
+                lib.gs_func_get_stats(run, stats)
+                progress(int(stats.ctas_done), int(stats.ctas_total))
+        wall = time.perf_counter() - t0
+        lib.gs_func_get_stats(run, stats)
+        counts = {OP_NAMES.get(i, str(i)): int(stats.op_counts[i]) for i in range(lib.GS_OP__COUNT)
+                  if stats.op_counts[i]}
+        return LaunchResult(kernel.name, g, b, int(stats.warp_insts), int(stats.thread_insts), counts, wall,
+                            int(stats.ctas_total))
+
+    @staticmethod
+    def fault_exception(module: Module, kernel: str, f) -> errors.KernelFault:
+        cls = _FAULT_CLASS.get(f.kind, errors.KernelFault)
+        pc = int(f.pc)
+        text = module.program.pc_text[pc] if 0 <= pc < len(module.program.pc_text) else None
+        return cls(kernel, tuple(int(x) for x in f.cta), int(f.warp), int(f.lane), pc, int(f.line), text,
+                   int(f.addr), int(f.space), int(f.cycle), ffi.string(f.message).decode(errors="replace"),
+                   module.filename)

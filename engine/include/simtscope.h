@@ -1,0 +1,312 @@
+/* simtscope.h — the public interface of the simtscope C engine.
+ *
+ * This header is the single source of truth for the Python binding: engine/build_ffi.py feeds it to
+ * cffi's cdef after dropping preprocessor lines, so it holds only declarations cffi understands
+ * (plain structs, enums with explicit or implicit values, function prototypes). No macros, no inline.
+ *
+ * Reading order: the IR (what the PTX front end produces), the device (memory), programs and launches,
+ * faults, then the timing simulator. Every exported symbol starts with gs_.
+ */
+#ifndef SIMTSCOPE_H
+#define SIMTSCOPE_H
+#include <stdint.h>
+#include <stddef.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * IR: the compact program produced by engine/ptx (Python) and consumed by gs_program_create.
+ * --------------------------------------------------------------------------------------------- */
+
+/* Operations. Type, rounding and the other modifiers live in separate fields of gs_ir_inst;
+ * the engine binds each (op, type, modifiers) to a type-specialised handler at load time. */
+enum gs_op {
+    GS_OP_NOP = 0,
+    /* integer and bit ops (also float where the PTX name is shared: add, sub, mul, mad, fma, ...) */
+    GS_OP_ADD, GS_OP_SUB, GS_OP_MUL, GS_OP_MAD, GS_OP_MUL24, GS_OP_MAD24, GS_OP_SAD,
+    GS_OP_DIV, GS_OP_REM, GS_OP_ABS, GS_OP_NEG, GS_OP_MIN, GS_OP_MAX,
+    GS_OP_POPC, GS_OP_CLZ, GS_OP_BFIND, GS_OP_FNS, GS_OP_BREV, GS_OP_BFE, GS_OP_BFI,
+    GS_OP_PRMT, GS_OP_LOP3, GS_OP_SHF, GS_OP_SHL, GS_OP_SHR,
+    GS_OP_AND, GS_OP_OR, GS_OP_XOR, GS_OP_NOT, GS_OP_CNOT,
+    GS_OP_ADDC, GS_OP_SUBC, GS_OP_MADC, GS_OP_DP4A, GS_OP_DP2A,
+    /* floating point */
+    GS_OP_FMA, GS_OP_RCP, GS_OP_SQRT, GS_OP_RSQRT, GS_OP_EX2, GS_OP_LG2, GS_OP_SIN, GS_OP_COS,
+    GS_OP_TANH, GS_OP_TESTP, GS_OP_COPYSIGN,
+    /* comparison and selection */
+    GS_OP_SETP, GS_OP_SET, GS_OP_SELP, GS_OP_SLCT,
+    /* data movement and conversion */
+    GS_OP_MOV, GS_OP_CVT, GS_OP_CVTA, GS_OP_CVT_PACK,
+    GS_OP_LD, GS_OP_ST, GS_OP_LDU, GS_OP_PREFETCH, GS_OP_ATOM, GS_OP_RED, GS_OP_ISSPACEP,
+    GS_OP_CP_ASYNC, GS_OP_CP_ASYNC_COMMIT, GS_OP_CP_ASYNC_WAIT,
+    GS_OP_LDMATRIX, GS_OP_STMATRIX, GS_OP_CREATEPOLICY, GS_OP_CACHE_HINT, /* applypriority, discard */
+    /* control */
+    GS_OP_BRA, GS_OP_CALL, GS_OP_RET, GS_OP_EXIT, GS_OP_TRAP, GS_OP_BRKPT, GS_OP_NANOSLEEP,
+    GS_OP_BAR, GS_OP_BAR_WARP, GS_OP_MEMBAR,
+    /* warp-level */
+    GS_OP_SHFL, GS_OP_VOTE, GS_OP_MATCH, GS_OP_REDUX, GS_OP_ACTIVEMASK, GS_OP_ELECT,
+    /* tensor cores */
+    GS_OP_WMMA_LOAD, GS_OP_WMMA_STORE, GS_OP_WMMA_MMA, GS_OP_MMA,
+    GS_OP_WGMMA_MMA, GS_OP_WGMMA_FENCE, GS_OP_WGMMA_COMMIT, GS_OP_WGMMA_WAIT,
+    /* Hopper asynchronous barriers (mbarrier) */
+    GS_OP_MBARRIER,
+    GS_OP__COUNT
+};
+
+/* Value types (the PTX type suffixes). */
+enum gs_type {
+    GS_T_NONE = 0, GS_T_PRED,
+    GS_T_B8, GS_T_B16, GS_T_B32, GS_T_B64, GS_T_B128,
+    GS_T_U8, GS_T_U16, GS_T_U32, GS_T_U64,
+    GS_T_S8, GS_T_S16, GS_T_S32, GS_T_S64,
+    GS_T_F16, GS_T_F16X2, GS_T_BF16, GS_T_BF16X2, GS_T_TF32, GS_T_F32, GS_T_F64,
+    GS_T_E4M3, GS_T_E5M2, GS_T_E4M3X2, GS_T_E5M2X2, GS_T_U4, GS_T_S4, GS_T_B1,
+    GS_T__COUNT
+};
+
+/* Rounding modifiers. */
+enum gs_rnd {
+    GS_RND_NONE = 0, GS_RND_RN, GS_RND_RZ, GS_RND_RM, GS_RND_RP, GS_RND_RNA, GS_RND_RS,
+    GS_RND_RNI, GS_RND_RZI, GS_RND_RMI, GS_RND_RPI
+};
+
+/* Modifier flags (gs_ir_inst.flags). */
+enum gs_flag {
+    GS_F_FTZ = 1 << 0, GS_F_SAT = 1 << 1, GS_F_APPROX = 1 << 2, GS_F_FULL = 1 << 3,
+    GS_F_HI = 1 << 4, GS_F_LO = 1 << 5, GS_F_WIDE = 1 << 6,
+    GS_F_CC = 1 << 7,          /* .cc: write the carry flag */
+    GS_F_UNI = 1 << 8,         /* .uni on bra/call/ret */
+    GS_F_RELU = 1 << 9, GS_F_NAN = 1 << 10, GS_F_XORSIGN = 1 << 11, GS_F_ABS = 1 << 12,
+    GS_F_CLAMP = 1 << 13,      /* shf.clamp, shfl clamp semantics are in the c operand */
+    GS_F_VOLATILE = 1 << 14, GS_F_RELAXED = 1 << 15, GS_F_ACQUIRE = 1 << 16, GS_F_RELEASE = 1 << 17,
+    GS_F_ALIGNED = 1 << 18,    /* .aligned (bar, wmma, vote...) */
+    GS_F_NC = 1 << 19,         /* ld.global.nc */
+    GS_F_TRANS = 1 << 20,      /* ldmatrix/stmatrix .trans */
+    GS_F_ARRIVE = 1 << 21,     /* bar.arrive */
+    GS_F_RED = 1 << 22,        /* bar.red */
+    GS_F_NOINC = 1 << 23,      /* cp.async / mbarrier .noinc */
+    GS_F_SHIFT_RIGHT = 1 << 24,/* shf.r (else shf.l) */
+    GS_F_SIGNED = 1 << 25,     /* mul24/dp4a signedness helper */
+    GS_F_SCALE_D = 1 << 26,    /* wgmma: scale-d operand present */
+    GS_F_BULK = 1 << 27,
+    GS_F_UNSUPPORTED = 1 << 30 /* front end: parsed, but no handler may claim it */
+};
+
+/* Comparison operators of setp/set/slct (gs_ir_inst.cmp). */
+enum gs_cmp {
+    GS_CMP_NONE = 0, GS_CMP_EQ, GS_CMP_NE, GS_CMP_LT, GS_CMP_LE, GS_CMP_GT, GS_CMP_GE,
+    GS_CMP_LO, GS_CMP_LS, GS_CMP_HI, GS_CMP_HS,
+    GS_CMP_EQU, GS_CMP_NEU, GS_CMP_LTU, GS_CMP_LEU, GS_CMP_GTU, GS_CMP_GEU, GS_CMP_NUM, GS_CMP_NAN
+};
+
+/* Sub-operation selector (gs_ir_inst.sub): boolean combine of setp, atomic op, shuffle mode,
+ * vote mode, testp class, wmma fragment, mbarrier operation... meaning depends on op. */
+enum gs_sub {
+    GS_SUB_NONE = 0,
+    /* setp/set combine */
+    GS_BOOL_AND = 1, GS_BOOL_OR, GS_BOOL_XOR,
+    /* atom/red/redux */
+    GS_ATOM_ADD = 8, GS_ATOM_MIN, GS_ATOM_MAX, GS_ATOM_EXCH, GS_ATOM_CAS, GS_ATOM_AND, GS_ATOM_OR,
+    GS_ATOM_XOR, GS_ATOM_INC, GS_ATOM_DEC,
+    /* shfl */
+    GS_SHFL_UP = 24, GS_SHFL_DOWN, GS_SHFL_BFLY, GS_SHFL_IDX,
+    /* vote / match */
+    GS_VOTE_ALL = 32, GS_VOTE_ANY, GS_VOTE_UNI, GS_VOTE_BALLOT, GS_MATCH_ANY, GS_MATCH_ALL,
+    /* testp */
+    GS_TESTP_FINITE = 40, GS_TESTP_INFINITE, GS_TESTP_NUMBER, GS_TESTP_NOTANUMBER, GS_TESTP_NORMAL,
+    GS_TESTP_SUBNORMAL,
+    /* wmma fragments */
+    GS_FRAG_A = 48, GS_FRAG_B, GS_FRAG_C, GS_FRAG_D,
+    /* cp.async wait */
+    GS_WAIT_GROUP = 56, GS_WAIT_ALL,
+    /* membar / fence level */
+    GS_LEVEL_CTA = 60, GS_LEVEL_GPU, GS_LEVEL_SYS, GS_LEVEL_CLUSTER, GS_LEVEL_PROXY,
+    /* mbarrier */
+    GS_MBAR_INIT = 72, GS_MBAR_ARRIVE, GS_MBAR_ARRIVE_DROP, GS_MBAR_EXPECT_TX, GS_MBAR_TEST_WAIT,
+    GS_MBAR_TRY_WAIT, GS_MBAR_INVAL, GS_MBAR_PENDING_COUNT, GS_MBAR_COMPLETE_TX
+};
+
+/* State spaces. */
+enum gs_space {
+    GS_SPACE_NONE = 0, GS_SPACE_GENERIC, GS_SPACE_GLOBAL, GS_SPACE_SHARED, GS_SPACE_SHARED_CLUSTER,
+    GS_SPACE_LOCAL, GS_SPACE_PARAM, GS_SPACE_CONST, GS_SPACE_TEX
+};
+
+/* Operand kinds (gs_ir_opnd.kind). */
+enum gs_opnd_kind {
+    GS_OK_NONE = 0,
+    GS_OK_REG,   /* reg: register index (64-bit slot per lane) */
+    GS_OK_PRED,  /* reg: predicate index; flags & GS_OF_NEG: logical not */
+    GS_OK_IMM,   /* imm: bits of the value (f32 in the low 32 bits, f64 as its 64 bits) */
+    GS_OK_SREG,  /* n: enum gs_sreg */
+    GS_OK_MEM,   /* [reg + imm]: reg = base register or -1, imm = byte offset (symbols resolved) */
+    GS_OK_VEC,   /* n elements follow this operand in the operand array */
+    GS_OK_SINK   /* "_" : value discarded */
+};
+enum gs_opnd_flag { GS_OF_NEG = 1, GS_OF_HI16 = 2 /* .h1 selector, reserved */ };
+
+/* Special registers (gs_ir_opnd.n when kind == GS_OK_SREG). */
+enum gs_sreg {
+    GS_SR_TID_X = 0, GS_SR_TID_Y, GS_SR_TID_Z, GS_SR_NTID_X, GS_SR_NTID_Y, GS_SR_NTID_Z,
+    GS_SR_CTAID_X, GS_SR_CTAID_Y, GS_SR_CTAID_Z, GS_SR_NCTAID_X, GS_SR_NCTAID_Y, GS_SR_NCTAID_Z,
+    GS_SR_LANEID, GS_SR_WARPID, GS_SR_NWARPID, GS_SR_SMID, GS_SR_NSMID, GS_SR_GRIDID,
+    GS_SR_LANEMASK_EQ, GS_SR_LANEMASK_LT, GS_SR_LANEMASK_LE, GS_SR_LANEMASK_GT, GS_SR_LANEMASK_GE,
+    GS_SR_CLOCK, GS_SR_CLOCK_HI, GS_SR_CLOCK64, GS_SR_GLOBALTIMER, GS_SR_GLOBALTIMER_LO,
+    GS_SR_GLOBALTIMER_HI, GS_SR_DYN_SMEM_SIZE, GS_SR_TOTAL_SMEM_SIZE,
+    GS_SR_CLUSTER_CTARANK, GS_SR_CLUSTER_NCTARANK, GS_SR_CLUSTERID_X, GS_SR_CLUSTERID_Y,
+    GS_SR_CLUSTERID_Z, GS_SR_NCLUSTERID_X, GS_SR_NCLUSTERID_Y, GS_SR_NCLUSTERID_Z,
+    GS_SR_CLUSTER_CTAID_X, GS_SR_CLUSTER_CTAID_Y, GS_SR_CLUSTER_CTAID_Z,
+    GS_SR_CLUSTER_NCTAID_X, GS_SR_CLUSTER_NCTAID_Y, GS_SR_CLUSTER_NCTAID_Z,
+    GS_SR_IS_EXPLICIT_CLUSTER, GS_SR_PM0, GS_SR_ZERO,
+    GS_SR__COUNT
+};
+
+/* One operand. 16 bytes. */
+typedef struct gs_ir_opnd {
+    uint8_t kind;      /* enum gs_opnd_kind */
+    uint8_t flags;     /* enum gs_opnd_flag */
+    uint16_t n;        /* VEC: element count; SREG: enum gs_sreg */
+    int32_t reg;       /* REG/PRED: index; MEM: base register or -1 */
+    int64_t imm;       /* IMM: value bits; MEM: byte offset */
+} gs_ir_opnd;
+
+/* One instruction. 40 bytes.
+ * Operand order is PTX's: destinations first, then sources, as written (vectors as GS_OK_VEC).
+ * setp with two destinations "p|q" gives two PRED operands. */
+typedef struct gs_ir_inst {
+    uint16_t op;       /* enum gs_op */
+    uint8_t type;      /* enum gs_type: the instruction's (first) type suffix */
+    uint8_t type2;     /* second type suffix (cvt source, setp compare is in type, mma A/B type) */
+    uint8_t space;     /* enum gs_space */
+    uint8_t cmp;       /* enum gs_cmp */
+    uint8_t sub;       /* enum gs_sub */
+    uint8_t rnd;       /* enum gs_rnd */
+    uint32_t flags;    /* enum gs_flag */
+    int32_t guard;     /* predicate index guarding the instruction, or -1 */
+    uint32_t opnd;     /* index of the first operand in the program's operand array */
+    uint8_t nopnd;     /* number of top-level operands (vector elements are not counted) */
+    uint8_t ndst;      /* how many of them are destinations (written) */
+    uint8_t vec;       /* vector width of ld/st/mov (1, 2, 4, 8) */
+    uint8_t guard_neg; /* 1: @!p */
+    int32_t target;    /* bra: target PC; call: callee entry PC; else -1 */
+    int32_t rpc;       /* bra: reconvergence PC (immediate post-dominator), -1 = function exit */
+    uint32_t aux;      /* op-specific: mma/wmma shape and layout code (see engine/ptx/lower.py) */
+    uint32_t line;     /* PTX source line (1-based) */
+} gs_ir_inst;
+
+/* One kernel (.entry) or device function (.func) inside a program. */
+typedef struct gs_ir_func {
+    int32_t entry_pc;      /* first instruction */
+    int32_t end_pc;        /* one past the last instruction */
+    uint32_t param_bytes;  /* size of the kernel parameter buffer */
+    uint32_t shared_bytes; /* static shared memory of the function (bytes, whole module layout) */
+    uint32_t local_bytes;  /* per-thread local memory (static frames of this entry and its callees) */
+    uint32_t nregs;        /* register slots used (max index + 1) */
+    uint32_t npreds;       /* predicate slots used */
+    uint32_t regs_per_thread; /* estimate of hardware registers per thread (occupancy) */
+    uint32_t reqntid[3];   /* .reqntid or 0 */
+    uint32_t maxntid[3];   /* .maxntid or 0 */
+    uint32_t minnctapersm; /* .minnctapersm or 0 */
+    uint32_t is_entry;     /* 1: .entry, 0: .func */
+} gs_ir_func;
+
+/* ---------------------------------------------------------------------------------------------
+ * Faults. Every error inside a kernel stops it with a report; the engine stays usable.
+ * --------------------------------------------------------------------------------------------- */
+enum gs_fault_kind {
+    GS_FAULT_NONE = 0,
+    GS_FAULT_OOB,          /* access outside every allocation / outside shared, local, param, const */
+    GS_FAULT_MISALIGNED,   /* address not a multiple of the access size */
+    GS_FAULT_DEADLOCK,     /* barrier that can never complete */
+    GS_FAULT_TRAP,         /* trap / brkpt executed */
+    GS_FAULT_LIMIT,        /* instruction or cycle cap reached */
+    GS_FAULT_UNSUPPORTED,  /* instruction form without a handler reached at run time */
+    GS_FAULT_INVALID,      /* invalid launch or operation (bad shape, bad descriptor, stack) */
+    GS_FAULT_INTERRUPTED   /* stopped on request */
+};
+
+typedef struct gs_fault {
+    int32_t kind;          /* enum gs_fault_kind */
+    int32_t func;          /* function index of the running kernel, -1 if none */
+    uint32_t cta[3];       /* CTA index */
+    int32_t warp;          /* warp index within the CTA, -1 if not warp-specific */
+    int32_t lane;          /* lane, -1 if not lane-specific */
+    int32_t pc;            /* instruction index, -1 if none */
+    uint32_t line;         /* PTX source line, 0 if unknown */
+    uint32_t space;        /* enum gs_space of a faulting access */
+    uint64_t addr;         /* faulting address */
+    uint64_t cycle;        /* cycle (timing) or warp instructions executed (functional) */
+    char message[256];
+} gs_fault;
+
+/* ---------------------------------------------------------------------------------------------
+ * Device: global memory with tracked allocations.
+ * --------------------------------------------------------------------------------------------- */
+typedef struct gs_device gs_device;
+
+gs_device *gs_device_create(void);
+void gs_device_destroy(gs_device *dev);
+/* Contract: returns a device address aligned to 256 bytes, or 0 when the allocation fails.
+ * Memory reads as zero until written. Allocations are separated by unmapped guard gaps. */
+uint64_t gs_malloc(gs_device *dev, uint64_t bytes);
+/* Contract: 0 on success, -1 if addr is not the base of a live allocation. */
+int gs_free(gs_device *dev, uint64_t addr);
+/* Contract: copy host <-> device; 0 on success, -1 if [addr, addr+n) is not inside one allocation. */
+int gs_memcpy_htod(gs_device *dev, uint64_t addr, const void *src, uint64_t n);
+int gs_memcpy_dtoh(gs_device *dev, void *dst, uint64_t addr, uint64_t n);
+int gs_memset(gs_device *dev, uint64_t addr, int value, uint64_t n);
+uint64_t gs_device_allocated_bytes(gs_device *dev);
+
+/* ---------------------------------------------------------------------------------------------
+ * Programs: an IR module bound to handlers.
+ * --------------------------------------------------------------------------------------------- */
+typedef struct gs_program gs_program;
+
+/* Contract: copies the arrays. Returns NULL and fills err (name, line) when an instruction has no
+ * handler for its (op, type, modifiers): the load-time refusal of unsupported instructions.
+ * const_data is the module's .const bank (initialised), copied. */
+gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts,
+                              const gs_ir_opnd *opnds, uint32_t nopnds,
+                              const gs_ir_func *funcs, uint32_t nfuncs,
+                              const uint8_t *const_data, uint32_t const_bytes,
+                              char *err, uint32_t errlen);
+void gs_program_destroy(gs_program *prog);
+/* Contract: 1 if the engine has a handler for this instruction (used by the front end to report
+ * every unsupported instruction at once), else 0. */
+int gs_inst_supported(const gs_ir_inst *inst, const gs_ir_opnd *opnds);
+const char *gs_op_name(int op);
+
+/* ---------------------------------------------------------------------------------------------
+ * Launches and the functional run: execute warps, one instruction at a time.
+ * --------------------------------------------------------------------------------------------- */
+enum gs_status { GS_DONE = 0, GS_RUNNING = 1, GS_FAULTED = 2 };
+
+typedef struct gs_launch_desc {
+    int32_t func;              /* kernel (function index) */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dyn_shared_bytes;
+    uint64_t max_warp_insts;   /* cap on executed warp instructions (0: none) */
+    uint64_t max_cycles;       /* cap on simulated cycles, timing mode (0: none) */
+    uint32_t num_sms;          /* %nsmid and CTA placement (functional: CTAs run one at a time) */
+    uint32_t seed;
+} gs_launch_desc;
+
+typedef struct gs_func_stats {
+    uint64_t warp_insts;       /* executed warp instructions (guard-false ones count too, as on HW) */
+    uint64_t thread_insts;     /* executed thread instructions (active lanes) */
+    uint64_t ctas_done;
+    uint64_t ctas_total;
+    uint64_t op_counts[GS_OP__COUNT]; /* warp instructions per op */
+} gs_func_stats;
+
+typedef struct gs_func_run gs_func_run;
+
+/* Contract: validates the launch (shape, shared size, parameter size) and returns a run, or NULL
+ * with fault filled (kind GS_FAULT_INVALID). The program and device must outlive the run. */
+gs_func_run *gs_func_launch(gs_device *dev, gs_program *prog, const gs_launch_desc *desc,
+                            const uint8_t *params, uint32_t param_bytes, gs_fault *fault);
+/* Contract: executes up to budget warp instructions; returns GS_DONE, GS_RUNNING (budget spent)
+ * or GS_FAULTED (fault filled; the run is finished and memory holds what was written so far). */
+int gs_func_step(gs_func_run *run, uint64_t budget, gs_fault *fault);
+void gs_func_get_stats(gs_func_run *run, gs_func_stats *out);
+void gs_func_destroy(gs_func_run *run);
+
+#endif
