@@ -1,0 +1,218 @@
+"""The `simtscope` command line: run, validate, serve.
+
+    simtscope run --case sgemm_tiled16_256
+    simtscope run --ptx k.ptx --kernel saxpy --grid 4096 --block 256 \
+                  --arg i32=1048576 --arg f32=0.75 --arg f32[1048576]=uniform:-1:1 --arg f32[1048576]=zeros
+    simtscope validate --functional --json out.json
+    simtscope serve
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _dim3(s: str) -> tuple[int, int, int]:
+    parts = [int(x) for x in s.split(",") if x.strip()]
+    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected 1 to 3 positive integers like 64,64,1, got {s!r}")
+    return tuple(parts + [1] * (3 - len(parts)))
+
+
+_ARG_RE = re.compile(r"^(?P<t>[a-z]\d+)(\[(?P<n>\d+)\])?=(?P<v>.*)$")
+
+
+def parse_arg(spec: str):
+    """`i32=5`, `f32=0.75`, `u64=7`, or a buffer `f32[N]=zeros|iota|const:V|uniform:LO:HI[:SEED]|int:LO:HI[:SEED]`."""
+    m = _ARG_RE.match(spec)
+    if not m:
+        raise argparse.ArgumentTypeError(f"bad --arg {spec!r}: expected TYPE=VALUE or TYPE[N]=INIT")
+    t, n, v = m.group("t"), m.group("n"), m.group("v")
+    if n is None:
+        return {"kind": "scalar", "dtype": t, "value": float(v) if t.startswith("f") else int(v, 0)}
+    from .cases import NP_DTYPES
+    if t not in NP_DTYPES:
+        raise argparse.ArgumentTypeError(f"bad --arg {spec!r}: unknown type {t}")
+    parts = v.split(":")
+    a = {"kind": "buffer", "dtype": t, "count": int(n), "output": True}
+    if parts[0] in ("zeros", "iota"):
+        a["init"] = parts[0]
+    elif parts[0] == "const":
+        a.update(init="const", value=float(parts[1]))
+    elif parts[0] == "uniform":
+        a.update(init="random_uniform", lo=float(parts[1]), hi=float(parts[2]),
+                 seed=int(parts[3]) if len(parts) > 3 else 1)
+    elif parts[0] == "int":
+        a.update(init="random_int", lo=int(parts[1]), hi=int(parts[2]), seed=int(parts[3]) if len(parts) > 3 else 1)
+    else:
+        raise argparse.ArgumentTypeError(f"bad buffer init {v!r}")
+    return a
+
+
+def _print_launch(res, out=sys.stdout):
+    print(f"kernel      {res.kernel}  grid {res.grid}  block {res.block}  CTAs {res.ctas}", file=out)
+    print(f"warp insts  {res.warp_insts:,}   thread insts {res.thread_insts:,}", file=out)
+    print(f"wall time   {res.wall_s:.3f} s   ({res.warp_insts_per_s / 1e6:.2f} M warp insts/s)", file=out)
+    top = sorted(res.op_counts.items(), key=lambda kv: -kv[1])
+    print("per opcode  " + "  ".join(f"{k}:{v:,}" for k, v in top), file=out)
+
+
+def cmd_run(a) -> int:
+    from . import errors
+    from .cases import load_suite, make_buffer
+    from .device import Device
+    from .runner import run_case
+
+    if a.case:
+        suite = load_suite(a.cases)
+        case = suite[a.case]
+        if a.timing:
+            return _run_timing_case(a, case)
+        run = run_case(case, Device())
+        if run.fault:
+            print(run.fault)
+            return 2
+        _print_launch(run.launch)
+        status = {True: "PASS", False: "FAIL", None: "UNCHECKED (reference unknown)"}[run.passed]
+        errs = "  ".join(f"{k}: {v:.3g}" for k, v in run.errors.items())
+        print(f"outputs     {status}  {errs}")
+        return 0 if run.passed is not False else 1
+    if not (a.ptx and a.kernel and a.grid and a.block):
+        print("simtscope run: give --case NAME, or --ptx FILE --kernel NAME --grid X,Y,Z --block X,Y,Z", file=sys.stderr)
+        return 2
+    dev = Device()
+    try:
+        mod = dev.load_ptx(Path(a.ptx))
+        kernel = mod.kernel(a.kernel)
+    except (errors.PTXError, KeyError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    args, bufs = [], []
+    for i, spec in enumerate(a.arg or []):
+        if spec["kind"] == "scalar":
+            args.append(spec["value"])
+        else:
+            spec["name"] = f"arg{i}"
+            b = dev.to_device(make_buffer(spec))
+            bufs.append((i, b))
+            args.append(b)
+    try:
+        res = dev.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
+    except errors.SimError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    _print_launch(res)
+    for i, b in bufs:
+        arr = dev.from_device(b)
+        print(f"arg{i}: {arr.dtype}[{arr.size}] sum={float(np.sum(arr.astype(np.float64))):.6g} "
+              f"first={arr[:4].tolist()}")
+    return 0
+
+
+def _run_timing_case(a, case) -> int:
+    print("timing mode is not available yet", file=sys.stderr)
+    return 2
+
+
+def cmd_validate(a) -> int:
+    from .cases import load_suite
+    from .device import Device
+    from .runner import run_case, save_outputs
+
+    suite = load_suite(a.cases)
+    cases = [c for c in suite.cases if not a.only or any(re.fullmatch(p.replace("*", ".*"), c.name) for p in a.only.split(","))]
+    if not a.functional:
+        print("timing validation is not available yet; use --functional", file=sys.stderr)
+        return 2
+    rows = []
+    t0 = time.perf_counter()
+    print(f"{'case':34s} {'result':9s} {'warp insts':>13s} {'wall s':>8s} {'M inst/s':>9s}  error")
+    for c in cases:
+        try:
+            run = run_case(c, Device(), keep_outputs=bool(a.save_outputs))
+        except Exception as e:  # a broken case must not stop the others
+            print(f"{c.name:34s} {'ERROR':9s} {type(e).__name__}: {e}")
+            rows.append({"name": c.name, "passed": False, "warp_insts": 0, "wall_s": 0.0, "error": str(e)})
+            continue
+        if a.save_outputs:
+            save_outputs(run, Path(a.save_outputs))
+        rows.append(run.as_json())
+        res = {True: "pass", False: "FAIL", None: "unchecked"}[run.passed]
+        w = run.launch.warp_insts if run.launch else 0
+        err = run.fault or "  ".join(f"{k}={v:.2e}" for k, v in run.errors.items())
+        print(f"{c.name:34s} {res:9s} {w:13,d} {run.wall_s:8.2f} {w / run.wall_s / 1e6 if run.wall_s else 0:9.2f}  {err}",
+              flush=True)
+    passed = sum(1 for r in rows if r["passed"] is True)
+    failed = sum(1 for r in rows if r["passed"] is False)
+    unchecked = sum(1 for r in rows if r["passed"] is None)
+    total = len(rows)
+    print(f"\n{passed}/{total} passed, {failed} failed, {unchecked} unchecked in {time.perf_counter() - t0:.1f} s")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"mode": "functional", "cases": rows,
+                                            "summary": {"passed": passed, "failed": failed, "unchecked": unchecked,
+                                                        "total": total}}, indent=1))
+    return 0 if failed == 0 else 1
+
+
+def cmd_serve(a) -> int:
+    try:
+        from webapp.serve import serve
+    except ImportError:
+        print("the explorer is not available in this build", file=sys.stderr)
+        return 2
+    return serve(a)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="simtscope", description="cycle-level GPU simulator for PTX kernels")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="run one case or one PTX kernel")
+    r.add_argument("--case", help="case name from a cases.json")
+    r.add_argument("--cases", help="cases.json (default: the project's validation/cases.json)")
+    r.add_argument("--ptx", help="PTX file")
+    r.add_argument("--kernel", help="kernel (.entry) name")
+    r.add_argument("--grid", type=_dim3)
+    r.add_argument("--block", type=_dim3)
+    r.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
+    r.add_argument("--arg", type=parse_arg, action="append",
+                   help="kernel argument in order: i32=5, f32=0.5, f32[N]=uniform:-1:1 (buffers are printed)")
+    r.add_argument("--max-insts", type=int, default=0, help="cap on warp instructions (0: none)")
+    r.add_argument("--timing", action="store_true", help="simulate cycles with the timing model")
+    r.add_argument("--config", default="h200", help="GPU config name or TOML path (timing)")
+    r.add_argument("--set", action="append", default=[], help="override a config value: l2.size_kib=30720")
+    r.set_defaults(fn=cmd_run)
+
+    v = sub.add_parser("validate", help="run every case of a suite and compare")
+    v.add_argument("--functional", action="store_true", help="functional check only (outputs vs references)")
+    v.add_argument("--cases", help="cases.json (default: the project's validation/cases.json)")
+    v.add_argument("--only", help="comma-separated name patterns (fnmatch-style *)")
+    v.add_argument("--json", help="write results as JSON here")
+    v.add_argument("--save-outputs", help="write every output buffer as DIR/<case>/<arg>.npy")
+    v.add_argument("--hw", help="hardware results JSON (timing validation)")
+    v.add_argument("--config", default="h200")
+    v.add_argument("--set", action="append", default=[])
+    v.add_argument("--plot", help="correlation scatter PNG (timing validation)")
+    v.set_defaults(fn=cmd_validate)
+
+    s = sub.add_parser("serve", help="start the web explorer")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=5000)
+    s.add_argument("--data", help="folder for the run store (default: ./instance)")
+    s.set_defaults(fn=cmd_serve)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
