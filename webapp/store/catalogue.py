@@ -1,0 +1,243 @@
+"""The catalogue: which runs and uploaded workloads exist, in one small SQLite file beside the run files.
+
+    data/catalogue.sqlite    runs(id, name, workload, config, overrides, level, record_sms, status, ...)
+                             workloads(id, name, kind, folder, cases, created, info)
+    data/runs/<id>.simtrun   one run file per run (portable: download it, import it elsewhere)
+    data/runs/<id>.lock      held (flock) by the worker process writing that run
+    data/workloads/<id>/     an uploaded workload: cases.json + its PTX files
+
+The run file is the truth about a run; the catalogue caches its status for listing. `recover()` at
+start-up marks every run left queued or running by a previous server as `interrupted` (its writer is gone
+when its lock is free) and re-adopts run files the catalogue does not list (a lost or older catalogue).
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from . import runfile
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, name TEXT NOT NULL, workload TEXT NOT NULL,
+    config TEXT NOT NULL, overrides TEXT NOT NULL DEFAULT '[]', level TEXT NOT NULL,
+    record_sms TEXT, interval INTEGER, status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL, finished REAL, cycles INTEGER, warp_insts INTEGER, stats TEXT);
+CREATE TABLE IF NOT EXISTS workloads(id TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+    folder TEXT NOT NULL, cases TEXT NOT NULL, created REAL NOT NULL, info TEXT NOT NULL DEFAULT '{}');
+"""
+LIVE = ("queued", "running")
+FINAL = ("done", "faulted", "failed", "interrupted", "cancelled")
+RUN_EXT = ".simtrun"
+
+
+def new_id() -> str:
+    return time.strftime("%Y%m%d") + "-" + secrets.token_hex(4)
+
+
+class Catalogue:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.runs_dir = self.root / "runs"
+        self.work_dir = self.root / "workloads"
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self.con = sqlite3.connect(str(self.root / "catalogue.sqlite"), check_same_thread=False, timeout=10,
+                                   isolation_level=None)
+        self.con.row_factory = sqlite3.Row
+        self.con.execute("PRAGMA journal_mode=WAL")
+        self.con.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _q(self, sql: str, args=()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.con.execute(sql, args).fetchall()
+
+    # ------------------------------------------------------------------ runs
+    def run_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}{RUN_EXT}"
+
+    def lock_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}.lock"
+
+    def create_run(self, name: str, workload: str, config: str, overrides: list[str], level: str,
+                   record_sms: list[int] | None, interval: int | None) -> dict:
+        rid = new_id()
+        self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
+                "created) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (rid, name, workload, config, json.dumps(overrides), level,
+                 json.dumps(record_sms) if record_sms is not None else None, interval, "queued", time.time()))
+        return self.get_run(rid)
+
+    def get_run(self, run_id: str) -> dict | None:
+        rows = self._q("SELECT * FROM runs WHERE id=?", (run_id,))
+        return _run_dict(rows[0]) if rows else None
+
+    def list_runs(self) -> list[dict]:
+        return [_run_dict(r) for r in self._q("SELECT * FROM runs ORDER BY created DESC")]
+
+    def update_run(self, run_id: str, **fields) -> None:
+        if not fields:
+            return
+        cols = ", ".join(f"{k}=?" for k in fields)
+        vals = [json.dumps(v) if isinstance(v, (dict, list)) else v for v in fields.values()]
+        self._q(f"UPDATE runs SET {cols} WHERE id=?", (*vals, run_id))
+
+    def sync_run(self, run_id: str) -> dict | None:
+        """Refresh a run's status, cycles and stats from its run file; returns the run."""
+        path = self.run_path(run_id)
+        if path.is_file():
+            try:
+                con = runfile.connect(path, readonly=True)
+                try:
+                    meta = runfile.all_meta(con)
+                finally:
+                    con.close()
+            except sqlite3.DatabaseError:
+                meta = {}
+            status = meta.get("status")
+            if status in FINAL:
+                stats = meta.get("stats") or {}
+                self.update_run(run_id, status=status, message=meta.get("message", ""),
+                                finished=meta.get("finished"), cycles=meta.get("end_cycle"),
+                                warp_insts=stats.get("warp_insts"), stats=stats)
+            elif status == "running":
+                self.update_run(run_id, status="running")
+        return self.get_run(run_id)
+
+    def delete_run(self, run_id: str) -> bool:
+        run = self.get_run(run_id)
+        if run is None:
+            return False
+        self._q("DELETE FROM runs WHERE id=?", (run_id,))
+        for p in (self.run_path(run_id), self.lock_path(run_id)):
+            for q in (p, Path(str(p) + "-wal"), Path(str(p) + "-shm")):
+                q.unlink(missing_ok=True)
+        return True
+
+    def writer_alive(self, run_id: str) -> bool:
+        """True while some process holds the run's lock (its worker)."""
+        lp = self.lock_path(run_id)
+        if not lp.exists():
+            return False
+        with open(lp, "a+") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return False
+
+    def mark_interrupted(self, run_id: str, message: str) -> None:
+        path = self.run_path(run_id)
+        if path.is_file():
+            try:
+                con = runfile.connect(path)
+                try:
+                    runfile.set_meta(con, status="interrupted", message=message, finished=time.time())
+                finally:
+                    con.close()
+            except sqlite3.DatabaseError:
+                pass
+        self.update_run(run_id, status="interrupted", message=message, finished=time.time())
+
+    def recover(self) -> list[str]:
+        """Start-up: runs left live by a dead server become interrupted; unknown run files are adopted."""
+        fixed = []
+        for run in self.list_runs():
+            if run["status"] in LIVE and not self.writer_alive(run["id"]):
+                self.mark_interrupted(run["id"], "the server stopped before this run finished")
+                fixed.append(run["id"])
+        known = {r["id"] for r in self.list_runs()}
+        for p in sorted(self.runs_dir.glob(f"*{RUN_EXT}")):
+            if p.stem not in known:
+                ok, _why = runfile.is_run_file(p)
+                if ok:
+                    self._adopt(p.stem, p)
+        return fixed
+
+    def import_run(self, src: str | Path, name: str | None = None) -> dict:
+        """Copy a run file (e.g. downloaded from another machine) into the store; returns its run."""
+        ok, why = runfile.is_run_file(src)
+        if not ok:
+            raise ValueError(f"cannot import: {why}")
+        rid = new_id()
+        dst = self.run_path(rid)
+        shutil.copyfile(src, dst)
+        return self._adopt(rid, dst, name)
+
+    def _adopt(self, rid: str, path: Path, name: str | None = None) -> dict:
+        con = runfile.connect(path, readonly=True)
+        try:
+            meta = runfile.all_meta(con)
+        finally:
+            con.close()
+        info, rec = meta.get("info") or {}, meta.get("recording") or {}
+        status = meta.get("status", "interrupted")
+        if status not in FINAL:
+            status = "interrupted"
+        self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
+                "message, created, finished, cycles) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (rid, name or info.get("name") or (rec.get("workload") or {}).get("name") or rid,
+                 info.get("workload", (rec.get("workload") or {}).get("name", "?")),
+                 info.get("config", (rec.get("config") or {}).get("name", "?")),
+                 json.dumps(info.get("overrides", [])), rec.get("level", "?"),
+                 json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
+                 meta.get("created", time.time()), meta.get("finished"), meta.get("end_cycle")))
+        return self.get_run(rid)
+
+    # ------------------------------------------------------------------ uploaded workloads
+    def add_workload(self, name: str, kind: str, folder: Path, cases: list[str], info: dict) -> dict:
+        wid = "u" + secrets.token_hex(4)
+        self._q("INSERT INTO workloads(id, name, kind, folder, cases, created, info) VALUES(?,?,?,?,?,?,?)",
+                (wid, name, kind, str(folder), json.dumps(cases), time.time(), json.dumps(info)))
+        return self.get_workload(wid)
+
+    def get_workload(self, wid: str) -> dict | None:
+        rows = self._q("SELECT * FROM workloads WHERE id=?", (wid,))
+        return _workload_dict(rows[0]) if rows else None
+
+    def list_workloads(self) -> list[dict]:
+        return [_workload_dict(r) for r in self._q("SELECT * FROM workloads ORDER BY created")]
+
+    def delete_workload(self, wid: str) -> bool:
+        w = self.get_workload(wid)
+        if w is None:
+            return False
+        self._q("DELETE FROM workloads WHERE id=?", (wid,))
+        folder = Path(w["folder"])
+        if folder.is_dir() and self.work_dir in folder.parents:
+            shutil.rmtree(folder, ignore_errors=True)
+        return True
+
+
+def _run_dict(r: sqlite3.Row) -> dict:
+    d = dict(r)
+    d["overrides"] = json.loads(d["overrides"] or "[]")
+    d["record_sms"] = json.loads(d["record_sms"]) if d["record_sms"] else None
+    d["stats"] = json.loads(d["stats"]) if d["stats"] else None
+    return d
+
+
+def _workload_dict(r: sqlite3.Row) -> dict:
+    d = dict(r)
+    d["cases"] = json.loads(d["cases"])
+    d["info"] = json.loads(d["info"])
+    return d
+
+
+def hold_lock(path: Path):
+    """Take the run's lock for the life of the calling process (the worker); returns the open file."""
+    f = open(path, "a+")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    os.set_inheritable(f.fileno(), False)
+    return f

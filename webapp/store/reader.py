@@ -1,0 +1,267 @@
+"""RunReader: window queries on a run file at a resolution, answered from the level-of-detail chunks.
+
+Resolutions are powers of two (`shift`: 2^shift cycles per bucket); a window [a, b) is widened to whole
+buckets. Each query reads only the chunks that overlap the window at one level, so its cost depends on the
+number of buckets asked for, not on the length of the run. Answers are dicts of numpy arrays with
+`cycle0` (first bucket's cycle), `step` (cycles per bucket) and `n` (buckets); wire.py encodes them.
+The reader is used from one thread at a time (the server keeps one reader per thread, see cache.py).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from engine.recording import NSTATES, STATE_INDEX
+
+from . import codec, runfile
+from .ctr_builder import ctr_sm_dtype
+from .layout import (CARRY_DT, CTA_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES,
+                     SLOT_LEVELS, STRIP_LEVELS, WS_DT, chunk_spec)
+from .lod import bucket_durations, dominant, runs_of
+
+MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
+NO_DATA = 255                  # a state byte for buckets with no data (not recorded yet, outside the run)
+
+
+class RunReader:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.con = runfile.connect(self.path, readonly=True)
+        self.refresh()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def refresh(self) -> dict:
+        """Re-read meta (progress and sealed frontiers of a run in flight)."""
+        self.meta = runfile.all_meta(self.con)
+        self.rec = self.meta.get("recording") or {}
+        return self.meta
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def status(self) -> str:
+        return self.meta.get("status", "created")
+
+    @property
+    def end_cycle(self) -> int:
+        """The last cycle with data: the run's end once finished, else what has been recorded so far."""
+        if "end_cycle" in self.meta:
+            return int(self.meta["end_cycle"])
+        return max(int(self.meta.get("sealed_cycle", 0)), int(self.meta.get("ctr_cycle", 0)),
+                   int((self.meta.get("progress") or {}).get("cycle", 0)))
+
+    @property
+    def slots(self) -> int:
+        return int(self.rec.get("warp_slots_per_sm", 0))
+
+    @property
+    def interval(self) -> int:
+        return int(self.rec.get("interval") or 1000)
+
+    def chunks(self, tbl: str, level: int, key: int, a: int, b: int):
+        """Chunks of (tbl, level, key) overlapping [a, b), ordered by lo: (lo, hi, n, data, extra)."""
+        return self.con.execute(
+            "SELECT lo, hi, n, data, extra FROM chunks WHERE tbl=? AND level=? AND key=? AND lo<? AND hi>? "
+            "ORDER BY lo", (tbl, int(level), int(key), int(b), int(a))).fetchall()
+
+    def decode(self, tbl: str, n: int, data: bytes) -> np.ndarray:
+        dtype, shape = chunk_spec(tbl, self.rec)
+        return codec.unpack(data, dtype, n, shape, DELTA.get(tbl.removeprefix("raw:"), ()))
+
+    def table(self, tbl: str, level: int = 0, key: int = 0, a: int = 0, b: int = 1 << 62) -> np.ndarray:
+        parts = [self.decode(tbl, n, d) for _lo, _hi, n, d, _x in self.chunks(tbl, level, key, a, b)]
+        if parts:
+            return np.concatenate(parts)
+        dtype, shape = chunk_spec(tbl, self.rec)
+        return np.zeros((0,) + shape, dtype)
+
+    def raw(self, table: str) -> np.ndarray:
+        """One of the recorder's tables exactly as recorded (not warp_states: see warp_rows)."""
+        if table not in RAW_TABLES:
+            raise KeyError(f"no raw table {table!r}")
+        return self.table("raw:" + table)
+
+    # ------------------------------------------------------------------ windows
+    def _window(self, a: int, b: int, step: int) -> tuple[int, int]:
+        a0 = max(0, int(a)) // step * step
+        b0 = max(a0 + step, -(-int(b) // step) * step)
+        return a0, (b0 - a0) // step
+
+    @staticmethod
+    def _fit(shift: int, a: int, b: int) -> int:
+        while (max(int(b) - int(a), 1) >> shift) > MAX_BUCKETS:
+            shift += 1
+        return shift
+
+    def heat(self, sm: int, a: int, b: int, shift: int) -> dict:
+        """Warp x cycle heatmap of one recorded SM: the dominant state of every slot per bucket (slots, n),
+        and at fine resolutions (below SLOT_LEVELS) the PC at each bucket's start."""
+        if sm not in self.rec.get("record_sms", []) or self.rec.get("level") != "full":
+            raise LookupError(f"SM {sm} has no warp-state recording in this run")
+        shift = self._fit(max(0, int(shift)), a, b)
+        if shift < SLOT_LEVELS[0]:
+            return self._heat_raw(sm, a, b, shift)
+        L = min(shift, SLOT_LEVELS[-1])
+        step = 1 << L
+        a0, nb = self._window(a, b, step)
+        out = np.full((nb, self.slots), NO_DATA, np.uint8)
+        for lo, hi, n, data, _x in self.chunks("slot", L, sm, a0, a0 + nb * step):
+            arr = self.decode("slot", n, data)
+            i0 = (lo - a0) >> L
+            s, e = max(0, i0), min(nb, i0 + n)
+            if e > s:
+                out[s:e] = arr[s - i0:e - i0]
+        self._blank_future(out, a0, step)
+        return {"sm": sm, "cycle0": a0, "step": step, "n": nb, "state": np.ascontiguousarray(out.T), "pc": None}
+
+    def _blank_future(self, arr: np.ndarray, a0: int, step: int) -> None:
+        """Buckets at or after the end of the data read as NO_DATA."""
+        first = -(-(self.end_cycle - a0) // step)
+        if first < len(arr):
+            arr[max(first, 0):] = NO_DATA
+
+    def warp_runs(self, sm: int, a: int, b: int):
+        """Every run of every slot of `sm` overlapping [a, b): (slot, start, end, state, pc, cta), by slot."""
+        parts = []
+        for lo, hi, n, data, extra in self.chunks("ws", 0, sm, a, b):
+            rows = self.decode("ws", n, data)
+            carry = np.frombuffer(extra, CARRY_DT)
+            parts.append(runs_of(rows["slot"], rows["cycle"], rows["state"], carry["state"], lo, hi,
+                                 {"pc": (carry["pc"], rows["pc"]), "cta": (carry["cta"], rows["cta"])}))
+        if not parts:
+            z = np.zeros(0, np.int64)
+            return z, z, z, z, z, z
+        k, s, e, st, ext = _cat_runs(parts)
+        keep = (e > max(0, a)) & (s < b) & (e > s)
+        order = np.lexsort((s[keep], k[keep]))
+        return (k[keep][order], s[keep][order], e[keep][order], st[keep][order], ext["pc"][keep][order],
+                ext["cta"][keep][order])
+
+    def _heat_raw(self, sm: int, a: int, b: int, shift: int) -> dict:
+        step = 1 << shift
+        a0, nb = self._window(a, b, step)
+        k, s, e, st, pc, _cta = self.warp_runs(sm, a0, a0 + nb * step)
+        h = bucket_durations(k, s, e, st, self.slots, a0, nb, shift)
+        state = dominant(h)
+        state[h.sum(axis=-1) == 0] = NO_DATA
+        # the PC of the run covering each bucket's start (for tooltips at fine zoom)
+        t = a0 + (np.arange(nb, dtype=np.int64) << shift)
+        span = int(max(e.max(initial=0), a0 + nb * step)) + 1
+        flat = k * span + s
+        q = (np.arange(self.slots, dtype=np.int64)[:, None] * span + t[None, :]).ravel()
+        idx = np.searchsorted(flat, q, side="right") - 1
+        ok = (idx >= 0) & (k[np.maximum(idx, 0)] == q // span) & (e[np.maximum(idx, 0)] > q % span) if len(k) else \
+            np.zeros(len(q), bool)
+        pcs = np.where(ok, pc[np.maximum(idx, 0)] if len(pc) else 0, 0).astype(np.uint32).reshape(self.slots, nb)
+        return {"sm": sm, "cycle0": a0, "step": step, "n": nb, "state": state, "pc": pcs}
+
+    def strips(self, a: int, b: int, shift: int) -> dict:
+        """Per recorded SM: dominant state among resident warps and resident fraction (of 255) per bucket."""
+        sms = list(self.rec.get("record_sms", [])) if self.rec.get("level") == "full" else []
+        L = min(max(self._fit(int(shift), a, b), STRIP_LEVELS[0]), STRIP_LEVELS[-1])
+        step = 1 << L
+        a0, nb = self._window(a, b, step)
+        dom = np.full((nb, len(sms)), NO_DATA, np.uint8)
+        act = np.zeros((nb, len(sms)), np.uint8)
+        for lo, hi, n, data, _x in (self.chunks("strip", L, 0, a0, a0 + nb * step) if sms else []):
+            arr = self.decode("strip", n, data)
+            i0 = (lo - a0) >> L
+            s, e = max(0, i0), min(nb, i0 + n)
+            if e > s:
+                dom[s:e], act[s:e] = arr[s - i0:e - i0, 0], arr[s - i0:e - i0, 1]
+        self._blank_future(dom, a0, step)
+        return {"sms": sms, "cycle0": a0, "step": step, "n": nb, "dom": np.ascontiguousarray(dom.T),
+                "act": np.ascontiguousarray(act.T)}
+
+    def _ctr_level(self, res: int, a: int, b: int) -> int:
+        k = 0
+        while k < CTR_LEVELS[-1] and (self.interval << (k + 1)) <= res:
+            k += 1
+        while k < CTR_LEVELS[-1] and (max(b - a, 1) // (self.interval << k)) > MAX_BUCKETS:
+            k += 1
+        return k
+
+    def counters(self, a: int, b: int, res: int) -> dict:
+        """GPU-wide counters per bucket of interval * 2^k cycles (the largest not above `res`): exact sums
+        (dtype CTR_GPU_DT / CTR_MEM_DT fields) and the bucket's cycles; buckets without data are zero."""
+        k = self._ctr_level(int(res), a, b)
+        step = self.interval << k
+        a0, nb = self._window(a, b, step)
+        out = {"cycle0": a0, "step": step, "n": nb, "level": k}
+        for tbl, dt in (("ctr_gpu", CTR_GPU_DT), ("ctr_mem", CTR_MEM_DT)):
+            rows = self.table(tbl, k, 0, a0, a0 + nb * step)
+            dense = np.zeros(nb, dt)
+            i = (rows["cycle0"].astype(np.int64) - a0) // step
+            ok = (i >= 0) & (i < nb)
+            dense[i[ok]] = rows[ok]
+            out[tbl] = dense
+        starts = a0 + np.arange(nb, dtype=np.int64) * step
+        out["cycles"] = np.clip(np.minimum(starts + step, self.end_cycle) - starts, 0, step)
+        return out
+
+    def sm_counters(self, a: int, b: int, res: int) -> dict:
+        """Per SM (every SM, from the counters): dom, act (nsm, n) and issued (nsm, n)."""
+        k = self._ctr_level(int(res), a, b)
+        step = self.interval << k
+        a0, nb = self._window(a, b, step)
+        nsm = int(self.rec.get("num_sms", 0))
+        rows = self.table("ctr_sm", k, 0, a0, a0 + nb * step)
+        dense = np.zeros(nb, ctr_sm_dtype(nsm))
+        dense["dom"] = NO_DATA
+        i = (rows["cycle0"].astype(np.int64) - a0) // step
+        ok = (i >= 0) & (i < nb)
+        dense[i[ok]] = rows[ok]
+        return {"cycle0": a0, "step": step, "n": nb, "sms": list(range(nsm)),
+                "dom": np.ascontiguousarray(dense["dom"].T), "act": np.ascontiguousarray(dense["act"].T),
+                "issued": np.ascontiguousarray(dense["issued"].T)}
+
+    def ctas(self, a: int, b: int, res: int = 1, limit: int = 200_000) -> np.ndarray:
+        """CTA spans overlapping [a, b); per (SM, lane), spans closer than `res` cycles are merged
+        (a merged span has `count` > 1). Returns a structured array with CTA_DT fields plus count."""
+        spans = self.table("cta", 0, 0, a, b)
+        spans = spans[(spans["start"] < b) & (spans["end"] > max(a, 0))]
+        return merge_spans(spans, max(1, int(res)))[:limit]
+
+    def kernels(self) -> np.ndarray:
+        return self.table("kernel") if self.chunks("kernel", 0, 0, 0, 1 << 62) else np.zeros(0, KERNEL_DT)
+
+    def pc_stats(self) -> np.ndarray:
+        return self.raw("pc_stats")
+
+
+def _cat_runs(parts):
+    k, s, e, st = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    ext = {name: np.concatenate([p[4][name] for p in parts]) for name in parts[0][4]}
+    return k, s, e, st, ext
+
+
+MERGED_DT = np.dtype(CTA_DT.descr + [("count", "<u4")])
+
+
+def merge_spans(spans: np.ndarray, res: int) -> np.ndarray:
+    """Merge spans of one (sm, lane) whose gap is below `res` cycles (Perfetto's merged slices)."""
+    out = np.zeros(len(spans), MERGED_DT)
+    if not len(spans):
+        return out
+    order = np.lexsort((spans["start"], spans["lane"], spans["sm"]))
+    sp = spans[order]
+    if res <= 1:
+        for f in CTA_DT.names:
+            out[f] = sp[f]
+        out["count"] = 1
+        return out
+    same = (sp["sm"][1:] == sp["sm"][:-1]) & (sp["lane"][1:] == sp["lane"][:-1])
+    gap = sp["start"][1:].astype(np.int64) - sp["end"][:-1].astype(np.int64)
+    join = same & (gap < res)
+    head = np.r_[True, ~join]
+    gid = np.cumsum(head) - 1
+    ng = int(gid[-1]) + 1
+    out = out[:ng]
+    first = np.flatnonzero(head)
+    for f in CTA_DT.names:
+        out[f] = sp[f][first]
+    out["end"] = np.maximum.reduceat(sp["end"], first)
+    out["count"] = np.diff(np.r_[first, len(sp)])
+    return out
