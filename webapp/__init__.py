@@ -1,0 +1,58 @@
+"""The web explorer: a Flask app factory with blueprints (REST under /api) and Flask-SocketIO streams.
+
+    app = create_app()                 # or create_app({"DATA_DIR": ..., "TESTING": True})
+    socketio.run(app)                  # webapp/serve.py does this for `simtscope serve`
+
+Feature modules: api/ (REST), stream.py (socket events), views.py (the page), jobs/ (worker processes),
+store/ (run files and catalogue), frames.py + wire.py (what the socket sends).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Flask
+from flask_socketio import SocketIO
+
+socketio = SocketIO()
+
+
+def _asset_dir(name: str) -> str:
+    here = Path(__file__).resolve().parent
+    for cand in (here / name, here.parent / name):     # wheel install, then source checkout
+        if cand.is_dir():
+            return str(cand)
+    raise RuntimeError(f"{name}/ not found next to {here}")
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=True, static_folder=_asset_dir("static"),
+                template_folder=_asset_dir("templates"))
+    app.config.from_mapping(
+        DATA_DIR=None,                         # default: the instance folder
+        MAX_CONTENT_LENGTH=32 * 2**20,         # request bodies (uploads, imports) above this get 413
+        UPLOAD_MAX_FILE=8 * 2**20,             # one PTX / CUDA / JSON file
+        UPLOAD_MAX_UNPACKED=64 * 2**20,        # everything inside an uploaded archive
+        SIM_FACTORY="webapp.jobs.sims:timing_sim",
+        CONFIG_LISTER="webapp.jobs.sims:timing_configs",
+        MAX_WORKERS=max(1, (os.cpu_count() or 2) - 1),
+        FLOW_WINDOW=4,                         # frames a socket client may have unacknowledged
+        DEFAULT_LEVEL="full",
+        DEFAULT_INTERVAL=512,
+        MAX_CTAS=1 << 20,                      # launches above this are refused at upload
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    data = Path(app.config["DATA_DIR"] or app.instance_path)
+    data.mkdir(parents=True, exist_ok=True)
+    app.config["DATA_DIR"] = str(data)
+
+    from . import api, services, stream, views
+    services.init_app(app)
+    app.register_blueprint(views.bp)
+    api.register(app)
+    stream.register(socketio)
+    socketio.init_app(app, async_mode="threading", max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"])
+    return app

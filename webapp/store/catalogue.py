@@ -138,17 +138,21 @@ class Catalogue:
             return False
 
     def mark_interrupted(self, run_id: str, message: str) -> None:
+        self.mark_final(run_id, "interrupted", message)
+
+    def mark_final(self, run_id: str, status: str, message: str) -> None:
+        """Record that a run ended without its writer saying so (interrupted, cancelled, failed)."""
         path = self.run_path(run_id)
         if path.is_file():
             try:
                 con = runfile.connect(path)
                 try:
-                    runfile.set_meta(con, status="interrupted", message=message, finished=time.time())
+                    runfile.set_meta(con, status=status, message=message, finished=time.time())
                 finally:
                     con.close()
             except sqlite3.DatabaseError:
                 pass
-        self.update_run(run_id, status="interrupted", message=message, finished=time.time())
+        self.update_run(run_id, status=status, message=message, finished=time.time())
 
     def recover(self) -> list[str]:
         """Start-up: runs left live by a dead server become interrupted; unknown run files are adopted."""
@@ -196,8 +200,13 @@ class Catalogue:
         return self.get_run(rid)
 
     # ------------------------------------------------------------------ uploaded workloads
-    def add_workload(self, name: str, kind: str, folder: Path, cases: list[str], info: dict) -> dict:
-        wid = "u" + secrets.token_hex(4)
+    @staticmethod
+    def new_workload_id() -> str:
+        return "u" + secrets.token_hex(4)
+
+    def add_workload(self, name: str, kind: str, folder: Path, cases: list[str], info: dict,
+                     wid: str | None = None) -> dict:
+        wid = wid or self.new_workload_id()
         self._q("INSERT INTO workloads(id, name, kind, folder, cases, created, info) VALUES(?,?,?,?,?,?,?)",
                 (wid, name, kind, str(folder), json.dumps(cases), time.time(), json.dumps(info)))
         return self.get_workload(wid)

@@ -1,0 +1,30 @@
+"""GET /api/configs, GET /api/workloads, DELETE /api/workloads/<id>."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from .. import services
+from ..workloads import DEMOS, list_workloads
+from . import ApiError
+
+bp = Blueprint("catalog", __name__, url_prefix="/api")
+
+
+@bp.get("/configs")
+def configs():
+    return jsonify([{"name": n} for n in services.get().configs()])
+
+
+@bp.get("/workloads")
+def workloads():
+    out = list_workloads(services.get().cat)
+    for w in out:
+        w["demo"] = w["kind"] == "builtin" and w["name"] in DEMOS
+    return jsonify(out)
+
+
+@bp.delete("/workloads/<wid>")
+def delete_workload(wid: str):
+    if not services.get().cat.delete_workload(wid):
+        raise ApiError(f"no uploaded workload {wid!r}", 404)
+    return "", 204

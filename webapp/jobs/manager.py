@@ -1,0 +1,131 @@
+"""JobManager: runs queued simulations in worker processes, at most `max_workers` at a time.
+
+One dispatcher thread owns every worker process: it starts them (`python -m webapp.jobs.worker`, a fresh
+interpreter, see worker.py) and reaps them. Workers die with the server (PR_SET_PDEATHSIG is tied to
+this long-lived thread). A worker that exits without finishing its run file gets the run marked failed
+(or cancelled, if we stopped it). Each worker's stderr goes to data/runs/<id>.log.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from ..store.catalogue import FINAL, Catalogue
+
+
+class JobManager:
+    def __init__(self, catalogue: Catalogue, factory: str, resolve, max_workers: int = 1):
+        self.cat, self.factory, self.resolve = catalogue, factory, resolve
+        self.max_workers = max(1, int(max_workers))
+        self.queue: collections.deque[str] = collections.deque()
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.cancelled: set[str] = set()
+        self.cond = threading.Condition()
+        self.stopping = False
+        self.thread = threading.Thread(target=self._loop, name="simtscope-jobs", daemon=True)
+        self.thread.start()
+
+    # ------------------------------------------------------------------ API (any thread)
+    def submit(self, run_id: str) -> None:
+        with self.cond:
+            self.queue.append(run_id)
+            self.cond.notify()
+
+    def cancel(self, run_id: str) -> bool:
+        """Stop a queued or running simulation; True if it was live."""
+        with self.cond:
+            if run_id in self.queue:
+                self.queue.remove(run_id)
+                self.cat.mark_final(run_id, "cancelled", "cancelled before it started")
+                return True
+            p = self.procs.get(run_id)
+            if p is None:
+                return False
+            self.cancelled.add(run_id)
+        p.kill()
+        return True
+
+    def busy(self) -> set[str]:
+        with self.cond:
+            return set(self.procs) | set(self.queue)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if not self.busy():
+                return True
+            time.sleep(0.05)
+        return False
+
+    def shutdown(self) -> None:
+        with self.cond:
+            self.stopping = True
+            self.cond.notify()
+            procs = list(self.procs.values())
+        for p in procs:
+            p.kill()
+        self.thread.join(timeout=5)
+
+    # ------------------------------------------------------------------ dispatcher thread
+    def _loop(self) -> None:
+        while True:
+            with self.cond:
+                if self.stopping:
+                    return
+                self.cond.wait(timeout=0.1)
+                finished = [(rid, p) for rid, p in self.procs.items() if p.poll() is not None]
+                for rid, _p in finished:
+                    del self.procs[rid]
+                starts = []
+                while self.queue and len(self.procs) + len(starts) < self.max_workers:
+                    starts.append(self.queue.popleft())
+            for rid, p in finished:
+                self._post_mortem(rid, p.returncode)
+            for rid in starts:
+                try:
+                    self._start(rid)
+                except Exception as e:                    # noqa: BLE001 - keep dispatching the others
+                    self.cat.mark_final(rid, "failed", f"could not start the worker: {type(e).__name__}: {e}")
+
+    def _start(self, rid: str) -> None:
+        run = self.cat.get_run(rid)
+        if run is None:
+            return
+        try:
+            cases, case = self.resolve(run["workload"])
+        except (KeyError, ValueError) as e:
+            self.cat.mark_final(rid, "failed", f"workload {run['workload']!r}: {e}")
+            return
+        job = {"run_id": rid, "path": str(self.cat.run_path(rid)), "lock": str(self.cat.lock_path(rid)),
+               "cases": str(cases), "case": case, "config": run["config"], "overrides": run["overrides"],
+               "level": run["level"], "record_sms": run["record_sms"], "interval": run["interval"],
+               "factory": self.factory, "parent_pid": os.getpid(),
+               "info": {"id": rid, "name": run["name"], "workload": run["workload"], "config": run["config"],
+                        "overrides": run["overrides"]}}
+        env = dict(os.environ)
+        paths = [p for p in sys.path if p and os.path.isdir(p)]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([os.getcwd()] + paths))
+        log = open(self.cat.runs_dir / f"{rid}.log", "ab")
+        self.cat.update_run(rid, status="running")
+        p = subprocess.Popen([sys.executable, "-m", "webapp.jobs.worker"], stdin=subprocess.PIPE,
+                             stdout=log, stderr=log, env=env, close_fds=True)
+        log.close()
+        p.stdin.write(json.dumps(job).encode())
+        p.stdin.close()
+        with self.cond:
+            self.procs[rid] = p
+
+    def _post_mortem(self, rid: str, code: int | None) -> None:
+        run = self.cat.sync_run(rid)
+        if run is None or run["status"] in FINAL:
+            return
+        if rid in self.cancelled:
+            self.cancelled.discard(rid)
+            self.cat.mark_final(rid, "cancelled", "cancelled while simulating")
+        else:
+            self.cat.mark_final(rid, "failed", f"the worker process exited with code {code} before finishing")

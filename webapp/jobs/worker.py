@@ -1,0 +1,67 @@
+"""The worker process: simulates one run and writes its run file. Started by the manager as
+`python -m webapp.jobs.worker` with the job as JSON on stdin: a fresh interpreter (the C engine is not
+fork-safe, and nothing of the server's state or __main__ is inherited).
+
+The worker dies with the server (PR_SET_PDEATHSIG), holds the run's lock while it lives (so a restarted
+server can tell a live run from an interrupted one) and records any failure in the run file."""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import os
+import signal
+import sys
+import traceback
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass                                   # not Linux: the progress check below still stops us
+    if os.getppid() != parent_pid:             # the parent died before prctl took effect
+        os._exit(3)
+
+
+def load_factory(spec: str):
+    """'package.module:function' -> the function."""
+    mod, _, fn = spec.partition(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def run_job(job: dict) -> None:
+    _die_with_parent(job["parent_pid"])
+    from engine.cases import load_suite
+    from webapp.store.catalogue import hold_lock
+    from webapp.store.writer import RunWriter
+
+    lock = hold_lock(job["lock"])              # noqa: F841 - held until the process exits
+    writer = RunWriter(job["path"], job["info"])
+    parent = job["parent_pid"]
+
+    def progress(cycle, warp_insts, ctas_done, ctas_total):
+        if os.getppid() != parent:             # orphaned: stop rather than write for nobody
+            os._exit(3)
+        writer.progress(cycle, warp_insts, ctas_done, ctas_total)
+
+    try:
+        case = load_suite(job["cases"])[job["case"]]
+        sim = load_factory(job["factory"])(job)
+        sim.run_case(case, sink=writer, progress=progress)
+        if not writer.closed:
+            writer.fail("the simulator returned without ending its recording")
+    except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
+        traceback.print_exc(file=sys.stderr)
+        if not writer.closed:
+            writer.fail(f"{type(e).__name__}: {e}")
+
+
+def main() -> None:
+    import json
+    run_job(json.load(sys.stdin))
+
+
+if __name__ == "__main__":
+    main()

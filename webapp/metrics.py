@@ -1,0 +1,71 @@
+"""Counter tracks derived from the stored sums: one definition for the timeline, the CSV export and tests.
+
+Each metric is (name, label, unit, function of the counter query). Ratios of empty buckets are NaN
+(no accesses: no hit rate), not zero. Gauges (occupancy, queue depths) are sampled once per interval,
+so a bucket's value is their mean over the intervals it holds (`units`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.recording import WARP_STATES
+
+
+def _ratio(num, den) -> np.ndarray:
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def metrics(c: dict, rec: dict) -> dict[str, np.ndarray]:
+    """float64 series per metric from reader.counters(...) output `c` and the recording meta `rec`."""
+    g, m, cyc = c["ctr_gpu"], c["ctr_mem"], c["cycles"]
+    warp_slots = max(1, int(rec.get("num_sms", 1)) * int(rec.get("warp_slots_per_sm", 1)))
+    units, munits = g["units"], m["units"]
+    return {
+        "ipc": _ratio(g["issued"], cyc),
+        "occupancy": _ratio(g["warps_active"], units * warp_slots),
+        "l1_hit": _ratio(g["l1_hits"], g["l1_accesses"]),
+        "l2_hit": _ratio(m["l2_hits"], m["l2_accesses"]),
+        "dram_bw": _ratio(m["dram_read_bytes"].astype(np.float64) + m["dram_write_bytes"], cyc),
+        "mshr": _ratio(g["mshr_used"], units),
+        "ldst_queue": _ratio(g["ldst_queue"], units),
+        "l2_queue": _ratio(m["l2_queue"], munits),
+        "dram_queue": _ratio(m["dram_queue"], munits),
+        "icnt_queue": _ratio(m["icnt_queue"], munits),
+    }
+
+
+METRICS = [  # (key, label, unit)
+    ("ipc", "IPC (warp instructions / cycle, all SMs)", "inst/cycle"),
+    ("occupancy", "Occupancy (resident warps / warp slots)", "fraction"),
+    ("l1_hit", "L1 hit rate", "fraction"),
+    ("l2_hit", "L2 hit rate", "fraction"),
+    ("dram_bw", "DRAM bandwidth", "bytes/cycle"),
+    ("mshr", "L1 MSHRs in use (sum over SMs)", "entries"),
+    ("ldst_queue", "LD/ST queue depth (sum over SMs)", "entries"),
+    ("l2_queue", "L2 queue depth (sum over partitions)", "entries"),
+    ("dram_queue", "DRAM queue depth (sum over partitions)", "entries"),
+    ("icnt_queue", "Interconnect queue depth (sum over partitions)", "entries"),
+]
+
+
+def counters_csv(c: dict, rec: dict) -> str:
+    """The counter window as CSV: one row per bucket, cycle range, raw sums and derived metrics."""
+    ms = metrics(c, rec)
+    g, m = c["ctr_gpu"], c["ctr_mem"]
+    head = ["cycle_start", "cycle_end", "cycles", "warp_insts"] + [k for k, _l, _u in METRICS] + \
+        ["l1_accesses", "l1_hits", "l2_accesses", "l2_hits", "dram_read_bytes", "dram_write_bytes"] + \
+        [f"warp_cycles_{s}" for s in WARP_STATES]
+    lines = [",".join(head)]
+    for i in range(c["n"]):
+        lo = c["cycle0"] + i * c["step"]
+        if c["cycles"][i] <= 0:
+            continue
+        vals = [lo, lo + int(c["cycles"][i]), int(c["cycles"][i]), int(g["issued"][i])]
+        vals += ["" if np.isnan(ms[k][i]) else f"{ms[k][i]:.6g}" for k, _l, _u in METRICS]
+        vals += [int(g["l1_accesses"][i]), int(g["l1_hits"][i]), int(m["l2_accesses"][i]), int(m["l2_hits"][i]),
+                 int(m["dram_read_bytes"][i]), int(m["dram_write_bytes"][i])]
+        vals += [int(v) for v in g["state_hist"][i]]
+        lines.append(",".join(str(v) for v in vals))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,11 @@
+"""The page: one HTML shell; the explorer itself is static ES modules (static/js/)."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+bp = Blueprint("views", __name__)
+
+
+@bp.get("/")
+def index():
+    return render_template("index.html")

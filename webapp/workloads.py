@@ -1,0 +1,51 @@
+"""Workloads a run can simulate: the built-in validation cases and uploaded ones (uploads.py).
+
+A workload id is `case:<name>` for a case of the project's validation suite, or `<upload id>:<name>` for a
+case of an uploaded cases.json. `resolve(id)` gives (cases.json path, case name) for the worker.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from engine.cases import DEFAULT_CASES, load_suite
+
+DEMOS = ("sgemm_tiled16_256", "softmax_4096x128")
+
+
+@lru_cache(maxsize=1)
+def _builtin():
+    return load_suite(DEFAULT_CASES)
+
+
+def describe(case, wid: str, kind: str) -> dict:
+    d = case.data
+    return {"id": wid, "name": case.name, "kind": kind, "kernel": d.get("kernel"), "grid": d.get("grid"),
+            "block": d.get("block"), "tags": d.get("tags", []), "ptx": Path(d.get("ptx", "")).name}
+
+
+def list_workloads(cat) -> list[dict]:
+    out = [describe(c, f"case:{c.name}", "builtin") for c in _builtin().cases]
+    for w in cat.list_workloads():
+        try:
+            suite = load_suite(Path(w["folder"]) / "cases.json")
+        except (OSError, ValueError):
+            continue
+        out += [{**describe(c, f"{w['id']}:{c.name}", "upload"), "upload": w["id"], "upload_name": w["name"]}
+                for c in suite.cases]
+    return out
+
+
+def resolve(cat, wid: str) -> tuple[Path, str]:
+    src, _, name = wid.partition(":")
+    if not name:
+        raise ValueError(f"workload id {wid!r} is not of the form source:case")
+    if src == "case":
+        suite = _builtin()
+    else:
+        w = cat.get_workload(src)
+        if w is None:
+            raise KeyError(f"no uploaded workload {src!r}")
+        suite = load_suite(Path(w["folder"]) / "cases.json")
+    suite[name]                         # raises KeyError naming the case when it is missing
+    return suite.path, name
