@@ -205,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=5000)
     s.add_argument("--data", help="folder for the run store (default: ./instance)")
+    s.add_argument("--no-demo", action="store_true", help="do not queue the demo runs on first start")
     s.set_defaults(fn=cmd_serve)
     return p
 

@@ -79,7 +79,7 @@ def window_groups(reader, q: WindowReq) -> dict:
         present = [i for i in range(hist.shape[1]) if hist[:, i].any()]
         cols = {"cycles": c["cycles"].astype(np.uint64), "issued": c["ctr_gpu"]["issued"],
                 "hist": np.ascontiguousarray(hist[:, present])}
-        cols.update({k: ms[k].astype(np.float32) for k, _l, _u in METRICS})
+        cols.update({k: ms[k].astype(np.float32) for k, *_ in METRICS})
         out["ctr"] = wire.group(c["cycle0"], c["step"], c["n"], cols, hist_states=present)
     recorded = set(rec.get("record_sms") or []) if rec.get("level") == "full" else set()
     if "strip" in q.tracks and recorded:

@@ -36,17 +36,17 @@ def metrics(c: dict, rec: dict) -> dict[str, np.ndarray]:
     }
 
 
-METRICS = [  # (key, label, unit)
-    ("ipc", "IPC (warp instructions / cycle, all SMs)", "inst/cycle"),
-    ("occupancy", "Occupancy (resident warps / warp slots)", "fraction"),
-    ("l1_hit", "L1 hit rate", "fraction"),
-    ("l2_hit", "L2 hit rate", "fraction"),
-    ("dram_bw", "DRAM bandwidth", "bytes/cycle"),
-    ("mshr", "L1 MSHRs in use (sum over SMs)", "entries"),
-    ("ldst_queue", "LD/ST queue depth (sum over SMs)", "entries"),
-    ("l2_queue", "L2 queue depth (sum over partitions)", "entries"),
-    ("dram_queue", "DRAM queue depth (sum over partitions)", "entries"),
-    ("icnt_queue", "Interconnect queue depth (sum over partitions)", "entries"),
+METRICS = [  # (key, short label for the track, unit, description)
+    ("ipc", "IPC", "warp inst/cycle", "warp instructions issued per cycle, all SMs"),
+    ("occupancy", "Occupancy", "fraction", "resident warps / warp slots, all SMs"),
+    ("l1_hit", "L1 hit rate", "fraction", "L1 data cache hits / accesses"),
+    ("l2_hit", "L2 hit rate", "fraction", "L2 hits / accesses, all partitions"),
+    ("dram_bw", "DRAM bandwidth", "bytes/cycle", "DRAM bytes read and written per cycle"),
+    ("mshr", "L1 MSHRs", "entries", "L1 MSHRs in use, summed over SMs"),
+    ("ldst_queue", "LD/ST queue", "entries", "LD/ST unit queue depth, summed over SMs"),
+    ("l2_queue", "L2 queue", "entries", "L2 queue depth, summed over partitions"),
+    ("dram_queue", "DRAM queue", "entries", "DRAM queue depth, summed over partitions"),
+    ("icnt_queue", "Interconnect queue", "entries", "interconnect queue depth, summed over partitions"),
 ]
 
 
@@ -54,7 +54,7 @@ def counters_csv(c: dict, rec: dict) -> str:
     """The counter window as CSV: one row per bucket, cycle range, raw sums and derived metrics."""
     ms = metrics(c, rec)
     g, m = c["ctr_gpu"], c["ctr_mem"]
-    head = ["cycle_start", "cycle_end", "cycles", "warp_insts"] + [k for k, _l, _u in METRICS] + \
+    head = ["cycle_start", "cycle_end", "cycles", "warp_insts"] + [k for k, *_ in METRICS] + \
         ["l1_accesses", "l1_hits", "l2_accesses", "l2_hits", "dram_read_bytes", "dram_write_bytes"] + \
         [f"warp_cycles_{s}" for s in WARP_STATES]
     lines = [",".join(head)]
@@ -63,7 +63,7 @@ def counters_csv(c: dict, rec: dict) -> str:
         if c["cycles"][i] <= 0:
             continue
         vals = [lo, lo + int(c["cycles"][i]), int(c["cycles"][i]), int(g["issued"][i])]
-        vals += ["" if np.isnan(ms[k][i]) else f"{ms[k][i]:.6g}" for k, _l, _u in METRICS]
+        vals += ["" if np.isnan(ms[k][i]) else f"{ms[k][i]:.6g}" for k, *_ in METRICS]
         vals += [int(g["l1_accesses"][i]), int(g["l1_hits"][i]), int(m["l2_accesses"][i]), int(m["l2_hits"][i]),
                  int(m["dram_read_bytes"][i]), int(m["dram_write_bytes"][i])]
         vals += [int(v) for v in g["state_hist"][i]]

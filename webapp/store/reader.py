@@ -241,7 +241,8 @@ MERGED_DT = np.dtype(CTA_DT.descr + [("count", "<u4")])
 
 
 def merge_spans(spans: np.ndarray, res: int) -> np.ndarray:
-    """Merge spans of one (sm, lane) whose gap is below `res` cycles (Perfetto's merged slices)."""
+    """Merge consecutive spans of one (sm, lane) that are each shorter than `res` cycles (under a pixel)
+    and closer than `res` cycles to each other (Perfetto's merged slices); longer spans stay whole."""
     out = np.zeros(len(spans), MERGED_DT)
     if not len(spans):
         return out
@@ -254,7 +255,8 @@ def merge_spans(spans: np.ndarray, res: int) -> np.ndarray:
         return out
     same = (sp["sm"][1:] == sp["sm"][:-1]) & (sp["lane"][1:] == sp["lane"][:-1])
     gap = sp["start"][1:].astype(np.int64) - sp["end"][:-1].astype(np.int64)
-    join = same & (gap < res)
+    small = (sp["end"].astype(np.int64) - sp["start"].astype(np.int64)) < res    # narrower than a pixel
+    join = same & (gap < res) & small[1:] & small[:-1]
     head = np.r_[True, ~join]
     gid = np.cumsum(head) - 1
     ng = int(gid[-1]) + 1

@@ -1,0 +1,26 @@
+// The whole view state lives in the URL query, so a view can be shared and reproduced:
+//   ?run=ID&a=CYCLE&b=CYCLE&cursor=CYCLE&sm=N&cmp=ID&line=N&tab=warps|memory|ptx&speed=N
+const INT_KEYS = ['a', 'b', 'cursor', 'sm', 'line', 'speed'];
+const STR_KEYS = ['run', 'cmp', 'tab'];
+
+export function readUrl(loc = window.location) {
+  const q = new URLSearchParams(loc.search);
+  const out = {};
+  for (const k of STR_KEYS) if (q.has(k)) out[k] = q.get(k);
+  for (const k of INT_KEYS) {
+    if (q.has(k) && q.get(k) !== '' && Number.isFinite(Number(q.get(k)))) out[k] = Math.round(Number(q.get(k)));
+  }
+  return out;
+}
+
+let timer = null;
+export function writeUrl(state) {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    const q = new URLSearchParams();
+    for (const k of STR_KEYS) if (state[k]) q.set(k, state[k]);
+    for (const k of INT_KEYS) if (state[k] !== undefined && state[k] !== null) q.set(k, String(Math.round(state[k])));
+    const url = `${window.location.pathname}?${q.toString()}`;
+    if (url !== window.location.pathname + window.location.search) history.replaceState(null, '', url);
+  }, 120);
+}

@@ -1,0 +1,106 @@
+// Counter tracks over the shared cycle axis: one metric per track as a step line with a light fill
+// (value per bucket of interval * 2^k cycles), and the GPU-wide warp-state breakdown as stacked areas.
+import { STATE_COLOURS, INK, MUTED, GRID } from '../lib/colours.js';
+import { toNumbers } from '../net/wire.js';
+import { bucketAt } from './track.js';
+import { exact, num, pct } from '../lib/format.js';
+
+const FRACTION = new Set(['occupancy', 'l1_hit', 'l2_hit']);
+
+export class CounterTrack {
+  constructor(src, key, label, unit, prefix = '', desc = '') {
+    this.src = src; this.key = key; this.unit = unit; this.desc = desc; this.id = prefix + 'ctr:' + key;
+    this.groups = ['ctr']; this.label = prefix + label;
+  }
+  height() { return 38; }
+  setData() {
+    const g = this.src.groups.ctr;
+    this.max = 1;
+    if (g && !FRACTION.has(this.key)) {
+      let m = 0;
+      for (const v of g.cols[this.key]) if (v > m) m = v;
+      this.max = m > 0 ? m * 1.1 : 1;
+    }
+  }
+  render(ctx, view, y) {
+    const g = this.src.groups.ctr;
+    const h = this.height() - 6, top = y + 3;
+    ctx.fillStyle = GRID; ctx.fillRect(view.x0, top + h, view.width, 1);
+    if (!g) return;
+    const v = g.cols[this.key];
+    const i0 = Math.max(0, Math.floor((view.a - g.cycle0) / g.step));
+    const i1 = Math.min(g.n, Math.ceil((view.b - g.cycle0) / g.step));
+    const yOf = (val) => top + h - Math.min(1, val / this.max) * h;
+    ctx.beginPath();
+    let open = false;
+    for (let i = i0; i < i1; i++) {
+      const xa = Math.max(view.x0, view.toPx(g.cycle0 + i * g.step));
+      const xb = Math.min(view.x0 + view.width, view.toPx(g.cycle0 + (i + 1) * g.step));
+      if (Number.isNaN(v[i]) || g.cols.cycles[i] === 0n) { open = false; continue; }
+      const yy = yOf(v[i]);
+      if (!open) { ctx.moveTo(xa, yy); open = true; } else ctx.lineTo(xa, yy);
+      ctx.lineTo(xb, yy);
+    }
+    ctx.strokeStyle = INK; ctx.lineWidth = 1.25; ctx.stroke();
+    ctx.font = '9px sans-serif'; ctx.fillStyle = MUTED; ctx.textAlign = 'right'; ctx.textBaseline = 'top';
+    ctx.fillText(FRACTION.has(this.key) ? '100%' : num(this.max / 1.1), view.x0 + view.width - 2, top);
+  }
+  valueAt(cycle) {
+    const g = this.src.groups.ctr;
+    const i = bucketAt(g, cycle);
+    return i < 0 ? null : { v: g.cols[this.key][i], a: g.cycle0 + i * g.step, b: g.cycle0 + (i + 1) * g.step };
+  }
+  hitTest(x, dy, view) {
+    const r = this.valueAt(Math.floor(view.toCycle(x)));
+    if (!r) return null;
+    const val = FRACTION.has(this.key) ? pct(r.v) : `${num(r.v)} ${this.unit}`;
+    return { title: `${this.label}: ${val}`, lines: [this.desc, `cycles ${exact(r.a)}–${exact(r.b - 1)}`].filter(Boolean) };
+  }
+}
+
+export class StatesTrack {
+  constructor(src, prefix = '') { this.src = src; this.id = prefix + 'states'; this.groups = ['ctr']; this.label = prefix + 'Warp states (all SMs)'; }
+  height() { return 64; }
+  setData() {
+    const g = this.src.groups.ctr;
+    this.fr = null;
+    if (!g || !g.hist_states.length) return;
+    const k = g.hist_states.length, h = toNumbers(g.cols.hist), fr = new Float32Array(g.n * k);
+    for (let i = 0; i < g.n; i++) {
+      let tot = 0;
+      for (let j = 0; j < k; j++) if (this.src.meta.states[g.hist_states[j]] !== 'idle') tot += h[i * k + j];
+      for (let j = 0; j < k; j++) fr[i * k + j] = tot > 0 && this.src.meta.states[g.hist_states[j]] !== 'idle' ? h[i * k + j] / tot : 0;
+    }
+    this.fr = fr;
+  }
+  render(ctx, view, y) {
+    const g = this.src.groups.ctr;
+    if (!g || !this.fr) return;
+    const k = g.hist_states.length, H = this.height() - 4;
+    const i0 = Math.max(0, Math.floor((view.a - g.cycle0) / g.step));
+    const i1 = Math.min(g.n, Math.ceil((view.b - g.cycle0) / g.step));
+    for (let i = i0; i < i1; i++) {
+      const xa = Math.max(view.x0, view.toPx(g.cycle0 + i * g.step));
+      const xb = Math.min(view.x0 + view.width, view.toPx(g.cycle0 + (i + 1) * g.step));
+      let acc = 0;
+      for (let j = 0; j < k; j++) {
+        const f = this.fr[i * k + j];
+        if (f <= 0) continue;
+        ctx.fillStyle = STATE_COLOURS[this.src.meta.states[g.hist_states[j]]];
+        ctx.fillRect(xa, y + 2 + H * (1 - acc - f), Math.max(0.5, xb - xa), H * f);
+        acc += f;
+      }
+    }
+  }
+  hitTest(x, dy, view) {
+    const g = this.src.groups.ctr;
+    const i = bucketAt(g, Math.floor(view.toCycle(x)));
+    if (i < 0 || !this.fr) return null;
+    const k = g.hist_states.length;
+    const parts = [];
+    for (let j = 0; j < k; j++) if (this.fr[i * k + j] > 0.0005) parts.push([this.fr[i * k + j], this.src.meta.states[g.hist_states[j]]]);
+    parts.sort((p, q) => q[0] - p[0]);
+    return { title: `resident warps, cycles ${exact(g.cycle0 + i * g.step)}–${exact(g.cycle0 + (i + 1) * g.step - 1)}`,
+      lines: parts.map(([f, s]) => `${s}: ${pct(f)}`) };
+  }
+}

@@ -1,0 +1,116 @@
+// The inspector for the cursor cycle, in tabs: the warps of the chosen SM (state, PC, PTX instruction,
+// CTA, since/until), the memory (sampled requests in flight by level, queue depths), and the PTX source
+// (ptx-view.js). It asks for a snapshot whenever the cursor or the SM changes; requests for one slot
+// supersede each other, so fast scrubbing costs at most the flow-control window.
+import { stateColour } from '../lib/colours.js';
+import { escapeHtml, exact, hex } from '../lib/format.js';
+import { toNumbers } from '../net/wire.js';
+import { PtxView } from './ptx-view.js';
+
+export class Inspector {
+  constructor(root, state, channel) {
+    this.root = root; this.state = state; this.ch = channel; this.last = null; this.meta = null;
+    root.innerHTML = `
+      <div class="tabs" role="tablist">
+        <button data-tab="warps" role="tab">Warps</button><button data-tab="memory" role="tab">Memory</button>
+        <button data-tab="ptx" role="tab">PTX source</button>
+        <span class="inspector-title" data-testid="inspector-title"></span>
+      </div>
+      <div class="tab-body" data-pane="warps" data-testid="warps"></div>
+      <div class="tab-body" data-pane="memory" data-testid="memory"></div>
+      <div class="tab-body" data-pane="ptx" data-testid="ptx"></div>`;
+    this.ptx = new PtxView(root.querySelector('[data-pane="ptx"]'), state);
+    root.querySelectorAll('.tabs button').forEach((b) => b.addEventListener('click', () => state.set({ tab: b.dataset.tab })));
+    state.subscribe((s, changed) => {
+      if (changed.includes('tab')) this._tabs();
+      if (changed.includes('cursor') || changed.includes('sm')) this.request();
+    });
+  }
+
+  setRun(meta) {
+    this.meta = meta; this.ptx.setRun(meta); this._tabs(); this.request();
+  }
+
+  _tabs() {
+    const tab = this.state.get().tab || 'warps';
+    this.root.querySelectorAll('.tabs button').forEach((b) => b.classList.toggle('active', b.dataset.tab === tab));
+    this.root.querySelectorAll('.tab-body').forEach((p) => { p.hidden = p.dataset.pane !== tab; });
+  }
+
+  request() {
+    const s = this.state.get();
+    if (!this.meta || s.cursor === undefined || s.cursor === null) return;
+    const run = this.meta.run.id;
+    this.ch.request('snapshot', { run, cycle: s.cursor, sm: s.sm || 0 }, 'snapshot')
+      .then((f) => { if (f) this.render(f); })
+      .catch((e) => { this.root.querySelector('[data-pane="warps"]').textContent = e.message; });
+  }
+
+  render(f) {
+    this.last = f;
+    this.root.querySelector('.inspector-title').textContent = `cycle ${exact(f.cycle)} · SM ${f.sm}`;
+    this._warps(f);
+    this._memory(f);
+    const resident = [];
+    if (f.warps) {
+      const st = f.warps.cols.state, names = this.meta.states;
+      for (let i = 0; i < f.warps.n; i++) if (names[st[i]] !== 'idle' && names[st[i]] !== 'done') resident.push(f.warps.cols.pc[i]);
+    }
+    this.ptx.markCursor(resident);
+    if (this.onRender) this.onRender(f);
+  }
+
+  _warps(f) {
+    const pane = this.root.querySelector('[data-pane="warps"]');
+    if (!f.warps) { pane.innerHTML = '<p class="muted">This SM has no warp-state recording (level summary, or not in the recorded SMs).</p>'; return; }
+    const w = f.warps, c = w.cols, states = this.meta.states;
+    const since = toNumbers(c.since), until = toNumbers(c.until);
+    const rows = [];
+    for (let i = 0; i < w.n; i++) {
+      const st = states[c.state[i]];
+      const resident = st !== 'idle';
+      const u = until[i] >= 0 ? `${exact(until[i])}` : '…';
+      rows.push(`<tr data-slot="${i}" class="${resident ? '' : 'idle'}">
+        <td>${i}</td><td>${resident ? c.cta[i] : ''}</td>
+        <td><span class="swatch" style="background:${stateColour(states, c.state[i])}"></span><span class="state">${st}</span></td>
+        <td class="num">${exact(Math.max(0, -since[i]))}</td><td class="num">${u}</td>
+        <td class="num">${resident ? c.pc[i] : ''}</td><td class="code">${resident ? escapeHtml(w.text[i]) : ''}</td>
+        <td class="muted">${resident ? 'n/r' : ''}</td></tr>`);
+    }
+    pane.innerHTML = `<table class="warps"><thead><tr><th>slot</th><th>CTA</th><th>state</th>
+      <th title="cycles spent in this state so far">for</th><th title="cycles until the state changes">until</th>
+      <th>PC</th><th>PTX instruction</th><th title="active mask: not recorded by this engine version">mask</th></tr></thead>
+      <tbody>${rows.join('')}</tbody></table>`;
+  }
+
+  _memory(f) {
+    const pane = this.root.querySelector('[data-pane="memory"]');
+    const parts = [];
+    const q = f.queues || {};
+    if (q.partitions) {
+      const p = q.partitions;
+      parts.push(`<h4>Memory partitions, interval ${exact(q.interval[0])}–${exact(q.interval[1])}</h4><table class="small"><tr><th>partition</th>${p.part.map((x) => `<th>${x}</th>`).join('')}</tr>` +
+        ['l2_queue', 'dram_queue', 'icnt_queue'].map((k) => `<tr><td>${k}</td>${p[k].map((v) => `<td class="num">${v}</td>`).join('')}</tr>`).join('') + '</table>');
+    }
+    if (q.sms) {
+      const i = q.sms.sm.indexOf(f.sm);
+      if (i >= 0) parts.push(`<p>SM ${f.sm}: MSHRs in use ${q.sms.mshr_used[i]}, LD/ST queue ${q.sms.ldst_queue[i]}, resident warps ${q.sms.warps_active[i]}</p>`);
+    }
+    if (f.requests) {
+      const r = f.requests, c = r.cols, levels = this.meta.mem_levels;
+      parts.push(`<h4>Sampled requests in flight: ${r.count}</h4><p>` +
+        Object.entries(r.per_level).map(([k, v]) => `${k}: <b>${v}</b>`).join(' · ') + '</p>');
+      const age = toNumbers(c.t_issue);
+      const rows = [];
+      for (let i = 0; i < Math.min(r.n, 64); i++) {
+        rows.push(`<tr><td>${levels[c.level[i]]}</td><td>${c.sm[i]}/${c.slot[i]}</td><td class="num">${c.pc[i]}</td>
+          <td class="code">${hex(Number(c.addr[i]))}</td><td class="num">${c.size[i]}</td><td>${c.write[i] ? 'store' : 'load'}</td>
+          <td class="num">${exact(-age[i])}</td><td>${['', 'L1', 'L2', 'DRAM'][c.hit_level[i]] || ''}</td></tr>`);
+      }
+      if (rows.length) {
+        parts.push(`<table class="small"><thead><tr><th>at</th><th>SM/slot</th><th>PC</th><th>address</th><th>bytes</th><th>kind</th><th>age</th><th>served by</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+      }
+    }
+    pane.innerHTML = parts.join('') || '<p class="muted">No memory data at this cycle.</p>';
+  }
+}

@@ -1,0 +1,215 @@
+// The timeline: every track on one cycle axis, a cursor across all of them, zoom/pan/scrub/play.
+// Data: one RunSource per run shown (the run, and optionally a second run to compare on the same axis).
+// Drawing: main canvas (gutter + tracks, redrawn when data or the view change), overlay canvas (cursor
+// and hover, redrawn when they move), ruler canvas; all through the rAF scheduler.
+import { CycleTransform, zoomRange, shiftRange, clamp } from '../lib/transform.js';
+import { schedule } from '../render/scheduler.js';
+import { RunSource } from './run-source.js';
+import { GUTTER, RULER_H, layoutTracks, rowAt } from './layout.js';
+import { drawRuler, drawTracks, drawCursor } from './timeline-draw.js';
+import { KernelTrack, CtaTrack } from '../tracks/cta-track.js';
+import { StripTrack } from '../tracks/strip-track.js';
+import { HeatTrack } from '../tracks/heat-track.js';
+import { CounterTrack, StatesTrack } from '../tracks/counter-track.js';
+import { attachInput } from './timeline-input.js';
+import { escapeHtml } from '../lib/format.js';
+
+const MAIN_TRACKS = ['ctr', 'strip', 'strip_c', 'heat', 'cta', 'kernel', 'issues'];
+const CMP_TRACKS = ['ctr', 'kernel'];
+
+export class Timeline {
+  constructor(root, state, channel) {
+    this.root = root; this.state = state; this.ch = channel;
+    root.innerHTML = `
+      <canvas class="ruler" data-testid="ruler"></canvas>
+      <div class="tracks-scroll"><div class="tracks-inner">
+        <canvas class="main" data-testid="tracks"></canvas><canvas class="overlay"></canvas>
+      </div></div>
+      <div class="tooltip" hidden></div>`;
+    this.ruler = root.querySelector('canvas.ruler');
+    this.scroll = root.querySelector('.tracks-scroll');
+    this.inner = root.querySelector('.tracks-inner');
+    this.main = root.querySelector('canvas.main');
+    this.overlay = root.querySelector('canvas.overlay');
+    this.tip = root.querySelector('.tooltip');
+    this.src = null; this.cmp = null; this.hover = null; this.layout = { rows: [], height: 0 };
+    this.width = 800;
+    new ResizeObserver(() => this.resize()).observe(root);
+    attachInput(this);
+    state.subscribe((s, changed) => this._onState(s, changed));
+  }
+
+  // ------------------------------------------------------------------ runs and tracks
+  async open(runId) {
+    this.src = new RunSource(this.ch, runId, 'main', MAIN_TRACKS);
+    this.src.onData = () => { this._rebuildCaches(this.src); };
+    await this.src.loadMeta();
+    const s = this.state.get();
+    const end = this.src.end;
+    const patch = {};
+    if (!(s.b > s.a)) { patch.a = 0; patch.b = end; }
+    if (s.sm === undefined || s.sm === null) patch.sm = (this.src.meta.record_sms || [0])[0] || 0;
+    if (s.cursor === undefined || s.cursor === null) patch.cursor = 0;
+    this.state.set(patch);
+    this._buildTracks();
+    if (s.cmp) await this.compare(s.cmp);
+    this.refresh();
+    return this.src.meta;
+  }
+
+  async compare(runId) {
+    if (!runId) { this.cmp = null; this._buildTracks(); this.refresh(); return; }
+    this.cmp = new RunSource(this.ch, runId, 'compare', CMP_TRACKS);
+    this.cmp.onData = () => this._rebuildCaches(this.cmp);
+    try { await this.cmp.loadMeta(); } catch (e) { this.cmp = null; throw e; }
+    this._buildTracks();
+    this.refresh();
+  }
+
+  _buildTracks() {
+    const src = this.src, m = src.meta, s = this.state.get();
+    const counters = (m.metrics || []).map(([k, label, unit, desc]) => new CounterTrack(src, k, label, unit, '', desc));
+    const recorded = m.level === 'full' && (m.record_sms || []).includes(s.sm);
+    this.heat = recorded ? new HeatTrack(src, s.sm) : null;
+    const sections = [
+      { header: null, tracks: [new KernelTrack(src), new CtaTrack(src)] },
+      { header: 'SMs', tracks: [new StripTrack(src)].concat(this.heat ? [this.heat] : []) },
+      { header: 'GPU', tracks: [new StatesTrack(src)].concat(counters.slice(0, 5)) },
+      { header: 'Memory queues', tracks: counters.slice(5) },
+    ];
+    if (this.cmp && this.cmp.meta) {
+      const c = this.cmp, cm = c.meta, p = 'B: ';
+      const ipc = (cm.metrics || []).find((x) => x[0] === 'ipc');
+      const occ = (cm.metrics || []).find((x) => x[0] === 'occupancy');
+      sections.push({ header: `Compare B: ${cm.run ? cm.run.name : c.run}`,
+        tracks: [new KernelTrack(c, p), new StatesTrack(c, p)].concat(
+          [ipc, occ].filter(Boolean).map(([k, l, u, d]) => new CounterTrack(c, k, l, u, p, d))) });
+    }
+    this.sections = sections;
+    this.tracks = sections.flatMap((x) => x.tracks);
+    for (const t of this.tracks) if (t.src.groups && Object.keys(t.src.groups).length) t.setData();
+    this._relayout();
+  }
+
+  _rebuildCaches(src) {
+    for (const t of this.tracks || []) if (t.src === src) t.setData();
+    this._relayout();
+    this.refresh(false);
+    if (this.onData) this.onData(src);
+  }
+
+  _relayout() {
+    this.layout = layoutTracks(this.sections || []);
+    this.resize();
+  }
+
+  // ------------------------------------------------------------------ geometry
+  view() {
+    const s = this.state.get();
+    return new CycleTransform(s.a, s.b, GUTTER, this.width - GUTTER - 10);
+  }
+  resize() {
+    const dpr = window.devicePixelRatio || 1;
+    this.width = Math.max(400, this.root.clientWidth);
+    const h = Math.max(10, this.layout.height);
+    for (const [c, w, hh] of [[this.main, this.width, h], [this.overlay, this.width, h], [this.ruler, this.width, RULER_H]]) {
+      c.style.width = `${w}px`; c.style.height = `${hh}px`;
+      c.width = Math.round(w * dpr); c.height = Math.round(hh * dpr);
+    }
+    this.inner.style.height = `${h}px`;
+    this.refresh();
+  }
+
+  // ------------------------------------------------------------------ state changes
+  _onState(s, changed) {
+    if (!this.src) return;
+    if (changed.includes('sm')) { this._buildTracks(); }
+    if (changed.includes('cmp')) { this.compare(s.cmp).catch((e) => this._error(e)); }
+    if (changed.some((k) => ['a', 'b', 'sm', 'line', 'pcs'].includes(k))) this.refresh();
+    else if (changed.includes('cursor')) this._markOverlay();
+  }
+  _error(e) { if (this.onError) this.onError(e); }
+
+  refresh(fetch = true) {
+    if (!this.src || !this.src.meta) return;
+    if (fetch) {
+      const view = this.view(), s = this.state.get();
+      this.src.ensure(view, { heatSm: this.heat ? s.sm : null, pcs: s.pcs || [] });
+      if (this.cmp && this.cmp.meta) this.cmp.ensure(view, {});
+    }
+    schedule('canvas', 'timeline', () => this.draw());
+    this._markOverlay();
+  }
+  _markOverlay() { schedule('overlay', 'timeline-overlay', () => this.drawOverlay()); }
+
+  draw() {
+    const dpr = window.devicePixelRatio || 1, view = this.view(), s = this.state.get();
+    const ctx = this.main.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawTracks(ctx, view, this.layout, this.width, { sm: s.sm });
+    const rc = this.ruler.getContext('2d');
+    rc.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawRuler(rc, view, this.width, s.cursor, this.src.meta.run ? this.src.meta.run.name : '');
+  }
+
+  drawOverlay() {
+    const dpr = window.devicePixelRatio || 1, view = this.view(), s = this.state.get();
+    const ctx = this.overlay.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.width, this.layout.height);
+    drawCursor(ctx, view, s.cursor, this.layout.height);
+    if (this.hover) {
+      ctx.fillStyle = 'rgba(0,0,0,0.35)';
+      ctx.fillRect(this.hover.x, 0, 1, this.layout.height);
+    }
+    const rc = this.ruler.getContext('2d');
+    rc.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawRuler(rc, view, this.width, s.cursor, this.src.meta.run ? this.src.meta.run.name : '');
+  }
+
+  // ------------------------------------------------------------------ navigation (used by input and toolbar)
+  zoomAt(cycle, factor) {
+    const s = this.state.get();
+    const [a, b] = zoomRange(s.a, s.b, cycle, factor, this.src.end);
+    this.state.set({ a: Math.round(a), b: Math.max(Math.round(a) + 16, Math.round(b)) });
+  }
+  panBy(dc) {
+    const s = this.state.get();
+    const [a, b] = shiftRange(s.a, s.b, dc, this.src.end);
+    this.state.set({ a: Math.round(a), b: Math.round(b) });
+  }
+  setWindow(a, b) { this.state.set({ a: Math.max(0, Math.round(a)), b: Math.max(Math.round(a) + 16, Math.round(b)) }); }
+  setCursor(c, follow = true) {
+    const s = this.state.get();
+    const cur = clamp(Math.round(c), 0, Math.max(0, this.src.end - 1));
+    const patch = { cursor: cur };
+    if (follow && (cur < s.a || cur >= s.b)) {
+      const span = s.b - s.a;
+      patch.a = Math.max(0, Math.round(cur - span / 2)); patch.b = patch.a + span;
+    }
+    this.state.set(patch);
+  }
+  step(n) { this.setCursor((this.state.get().cursor || 0) + n); }
+
+  // ------------------------------------------------------------------ hover and hit testing
+  hitAt(x, y) {
+    const r = rowAt(this.layout, y);
+    if (!r || x < GUTTER) return null;
+    const hit = r.track.hitTest(x, y - r.y, this.view());
+    return hit ? { ...hit, track: r.track.id } : null;
+  }
+  showTip(x, y, hit) {
+    if (!hit) { this.tip.hidden = true; return; }
+    this.tip.innerHTML = `<b>${escapeHtml(hit.title)}</b>` + (hit.lines || []).map((l) => `<div>${escapeHtml(l)}</div>`).join('');
+    this.tip.hidden = false;
+    const bx = this.root.getBoundingClientRect();
+    const tx = Math.min(x + 14, this.width - this.tip.offsetWidth - 4);
+    this.tip.style.left = `${tx}px`;
+    this.tip.style.top = `${y - this.scroll.scrollTop + RULER_H + 14}px`;
+    void bx;
+  }
+  trackRect(id) {
+    const r = this.layout.rows.find((x) => x.track && x.track.id === id);
+    return r ? { y: r.y, h: r.h, x0: GUTTER, width: this.width - GUTTER - 10 } : null;
+  }
+}

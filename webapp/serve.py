@@ -1,0 +1,61 @@
+"""`simtscope serve [--host H] [--port P] [--data DIR]`: start the explorer.
+
+On a fresh machine it starts on 127.0.0.1:5000 with the embedded defaults (SQLite run store in DIR,
+default ./instance), queues the demo workloads on the H200 config if no run of them exists yet, and
+prints the address. Environment variables for development and tests only: SIMTSCOPE_SIM_FACTORY and
+SIMTSCOPE_CONFIG_LISTER name another simulator factory / config lister (module:function).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+DEMO_CONFIG = "h200"
+
+
+def queue_demos(app) -> list[str]:
+    """Queue a run of each demo workload that has no run yet (any status but failed/cancelled)."""
+    from .services import Services
+    from .workloads import DEMOS
+    svc: Services = app.extensions["simtscope"]
+    configs = svc.configs()
+    if not configs:
+        return []
+    config = DEMO_CONFIG if DEMO_CONFIG in configs else configs[0]
+    have = {r["workload"] for r in svc.cat.list_runs() if r["status"] not in ("failed", "cancelled", "interrupted")}
+    made = []
+    for name in DEMOS:
+        wid = f"case:{name}"
+        if wid in have:
+            continue
+        run = svc.cat.create_run(f"{name} on {config} (demo)", wid, config, [], app.config["DEFAULT_LEVEL"], None,
+                                 app.config["DEFAULT_INTERVAL"])
+        svc.jobs.submit(run["id"])
+        made.append(run["id"])
+    return made
+
+
+def serve(args) -> int:
+    from . import create_app, socketio
+    cfg = {}
+    data = getattr(args, "data", None)
+    cfg["DATA_DIR"] = str(Path(data).resolve()) if data else str(Path.cwd() / "instance")
+    for env, key in (("SIMTSCOPE_SIM_FACTORY", "SIM_FACTORY"), ("SIMTSCOPE_CONFIG_LISTER", "CONFIG_LISTER")):
+        if os.environ.get(env):
+            cfg[key] = os.environ[env]
+    app = create_app(cfg)
+    if not getattr(args, "no_demo", False):
+        made = queue_demos(app)
+        if made:
+            print(f"queued {len(made)} demo run(s): they simulate in the background", flush=True)
+    host, port = args.host, int(args.port)
+    print(f"simtscope explorer: http://{host}:{port}/   (run store: {app.config['DATA_DIR']})", flush=True)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    try:
+        socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, use_reloader=False, log_output=False)
+    except OSError as e:
+        print(f"simtscope serve: cannot listen on {host}:{port}: {e}", file=sys.stderr)
+        return 2
+    return 0
