@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ffi import E, ffi
-from . import cfg
+from . import cfg, regalloc
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
 from .syntax import Instr, Label, Loc, Module, Param, Pragma, Scope, VarDecl
@@ -111,6 +111,7 @@ class FuncInfo:
     npreds: int
     line: int
     perf: dict
+    regs_per_thread: int = 0
 
 
 @dataclass
@@ -289,7 +290,7 @@ class Lowering:
         """Walk a function body: scopes, registers, labels, local/shared/param variables."""
         root = _Scope(None)
         info = {"scope": root, "nregs": 0, "npreds": 0, "pending": [], "labels": {},
-                "shared": [], "local": [], "callparams": [], "local_size": 0}
+                "shared": [], "local": [], "callparams": [], "local_size": 0, "widths": {}}
         # parameters
         if f.kind == "entry":
             off = 0
@@ -353,6 +354,7 @@ class Lowering:
                         if width > 64:
                             self.err(v.line, 0, f"register '{n}' of type .{v.type} is wider than 64 bits")
                         scope.names[n] = ("reg", info["nregs"], width)
+                        info["widths"][info["nregs"]] = width
                         info["nregs"] += 1
             elif v.space in ("shared", "shared::cta"):
                 size = _var_size(v.type, v.vec, dims)
@@ -802,6 +804,7 @@ class Lowering:
             self.normalise(f, self.finfo[f.name])
         for f in fs:
             self.bind_call_params(f, self.finfo[f.name])
+        self.check_recursion(fs)
         # shared layout: vars of .func bodies first (same offsets in every kernel), then per kernel
         func_shared = []
         for f in fs:
@@ -853,7 +856,106 @@ class Lowering:
         for pc, callee in self.call_fix:
             row = self.insts[pc]
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
-        return self._pack(infos)
+        program = self._pack(infos)
+        self.allocate_registers(program, fs)
+        return program
+
+    def check_recursion(self, fs):
+        """Refuse call cycles: .func frames and registers are static, one activation per function."""
+        calls: dict[str, list] = {f.name: [] for f in fs}
+        for f in fs:
+            for p in self.finfo[f.name]["pending"]:
+                callee = getattr(p, "call_target", None)
+                if callee is not None:
+                    calls[f.name].append((callee, p))
+        state: dict[str, int] = {}
+        path: list[str] = []
+
+        def visit(name):
+            state[name] = 1
+            path.append(name)
+            for callee, p in calls.get(name, []):
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee]
+                    self.err(p.line, p.col, "recursive call " + " -> ".join(cycle) +
+                             " is not supported (each .func has one static frame of registers and "
+                             "local memory)")
+                if callee not in state:
+                    visit(callee)
+            path.pop()
+            state[name] = 2
+
+        for f in fs:
+            if f.name not in state:
+                visit(f.name)
+
+    def allocate_registers(self, program: "Program", fs):
+        """Liveness-based slot allocation per function (regalloc.py), then slot bases: kernels from 0,
+        .func bodies after the largest kernel, each in its own range (no recursion, so a function's
+        slots are never live in two activations). Also fills regs_per_thread."""
+        insts, opnds = program.insts, program.opnds
+        allocs = {}
+        ir = regalloc.IRView(insts, opnds)
+        for fi, f in zip(program.functions, fs):
+            inf = self.finfo[f.name]
+            widths = {inf["reg_base"] + k: w for k, w in inf["widths"].items()}
+            if self.regalloc:
+                allocs[f.name] = regalloc.allocate(ir, fi.entry_pc, fi.end_pc,
+                                                   _succ_fn(insts, fi.entry_pc), widths)
+            else:   # identity: one slot per declared register, pressure still estimated
+                a = regalloc.allocate(ir, fi.entry_pc, fi.end_pc, _succ_fn(insts, fi.entry_pc), widths)
+                allocs[f.name] = regalloc.Allocation({inf["reg_base"] + k: k for k in range(inf["nregs"])},
+                                                     inf["nregs"], a.pressure)
+        ebase = max([allocs[f.name].nslots for f in fs if f.kind == "entry"] or [0])
+        base, top = {}, ebase
+        for f in fs:
+            if f.kind == "entry":
+                base[f.name] = 0
+            else:
+                base[f.name] = top
+                top += allocs[f.name].nslots
+        has_funcs = any(f.kind == "func" for f in fs)
+        nold = max([self.finfo[f.name]["reg_base"] + self.finfo[f.name]["nregs"] for f in fs] or [0])
+        first = insts["opnd"]
+        kind, reg = opnds["kind"], opnds["reg"]
+        for fi, f in zip(program.functions, fs):
+            # kernels all number their registers from 0: rewrite each function's operands separately
+            lo = int(first[fi.entry_pc]) if fi.entry_pc < len(insts) else len(opnds)
+            hi = int(first[fi.end_pc]) if fi.end_pc < len(insts) else len(opnds)
+            lut = np.full(max(nold, 1), -1, np.int64)
+            for old, new in allocs[f.name].mapping.items():
+                lut[old] = base[f.name] + new
+            k, r = kind[lo:hi], reg[lo:hi]
+            sel = ((k == OK["reg"]) | (k == OK["mem"])) & (r >= 0)
+            new = lut[r[sel]]
+            if (new < 0).any():
+                raise AssertionError(f"register allocation left a register of {f.name} unmapped")
+            r[sel] = new
+        callees = self._callee_closure(fs)
+        for i, (fi, f) in enumerate(zip(program.functions, fs)):
+            a = allocs[f.name]
+            rpt = a.pressure + max([allocs[c].pressure for c in callees[f.name]] or [0])
+            if f.kind == "entry":
+                fi.nregs = top if has_funcs else a.nslots
+            else:
+                fi.nregs = base[f.name] + a.nslots
+            fi.regs_per_thread = max(rpt, 1)
+            program.funcs[i]["nregs"] = fi.nregs
+            program.funcs[i]["regs_per_thread"] = fi.regs_per_thread
+
+    def _callee_closure(self, fs) -> dict[str, set]:
+        direct = {f.name: {getattr(p, "call_target", None) for p in self.finfo[f.name]["pending"]} - {None}
+                  for f in fs}
+        out = {}
+        for f in fs:
+            seen, todo = set(), list(direct[f.name])
+            while todo:
+                c = todo.pop()
+                if c not in seen:
+                    seen.add(c)
+                    todo.extend(direct.get(c, ()))
+            out[f.name] = seen
+        return out
 
     def _shared_refs(self, inf) -> set[str]:
         refs = set()
@@ -927,5 +1029,23 @@ def _walk(ops):
             yield from _walk(o.elems)
 
 
-def lower(mod: Module, source: str) -> Program:
-    return Lowering(mod, source).run()
+def _succ_fn(insts, start: int):
+    """succ_of(i) for the function starting at pc `start` (see cfg.ipdom_rpc), on the packed IR."""
+    BRA, RET, EXIT, TRAP, BRK = OP["bra"], OP["ret"], OP["exit"], OP["trap"], OP["brkpt"]
+    ops, guards, targets = insts["op"].tolist(), insts["guard"].tolist(), insts["target"].tolist()
+
+    def succ_of(i):
+        op, guard = ops[start + i], guards[start + i]
+        if op == BRA:
+            return [targets[start + i] - start], guard >= 0, False
+        if op in (RET, EXIT, TRAP, BRK):
+            return [], guard >= 0, True
+        return [], True, False
+    return succ_of
+
+
+def lower(mod: Module, source: str, regalloc: bool = True) -> Program:
+    """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison)."""
+    lw = Lowering(mod, source)
+    lw.regalloc = regalloc
+    return lw.run()
