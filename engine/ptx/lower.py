@@ -23,7 +23,8 @@ from .._ffi import E, ffi
 from . import cfg, regalloc
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
-from .syntax import Instr, Label, Loc, Module, Param, Pragma, Scope, VarDecl
+from .checks import check_arity, check_types
+from .syntax import BranchTargets, CallPrototype, Instr, Label, Loc, Module, Opnd, Param, Pragma, Scope, VarDecl
 
 # --------------------------------------------------------------------------- numpy views of the C structs
 
@@ -77,6 +78,16 @@ TYPE_BITS = {"pred": 1, "b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 
              "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32, "tf32": 32,
              "b64": 64, "u64": 64, "s64": 64, "f64": 64, "b128": 128, "e4m3": 8, "e5m2": 8}
 FLOAT_T = {T["f16"], T["bf16"], T["f32"], T["f64"], T["f16x2"], T["bf16x2"], T["tf32"]}
+
+# every PTX instruction name (first component): those decode.py does not know are refused by name
+PTX_OPCODES = set("""abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev
+brkpt brx call clusterlaunchcontrol clz cnot copysign cos cp createpolicy cvt cvta discard div dp2a dp4a elect
+ex2 exit fence fma fns getctarank griddepcontrol isspacep istypep ld ldmatrix ldu lg2 lop3 mad mad24 madc mapa
+match max mbarrier membar min mma mov movmatrix mul mul24 multimem nanosleep neg not or pmevent popc prefetch
+prefetchu prmt rcp red redux rem ret rsqrt sad selp set setmaxnreg setp shf shfl shl shr sin slct sqrt st
+stackrestore stacksave stmatrix sub subc suld suq sured sust szext tanh tcgen05 tensormap testp tex tld4 trap
+txq vabsdiff vabsdiff2 vabsdiff4 vadd vadd2 vadd4 vavrg2 vavrg4 vmad vmax vmax2 vmax4 vmin vmin2 vmin4 vote
+vset vset2 vset4 vshl vshr vsub vsub2 vsub4 wgmma wmma xor""".split())
 
 # ops that write nothing (all operands are sources)
 NO_DST = {OP[n] for n in ("st", "red", "bra", "call", "ret", "exit", "trap", "brkpt", "membar", "nanosleep",
@@ -335,6 +346,10 @@ class Lowering:
                 scope.names[st.name] = ("label", len(info["pending"]))
             elif isinstance(st, Instr):
                 info["pending"].append(_Pending(st, scope, st.opcode, st.guard, st.guard_neg, st.line, st.col, cuda))
+            elif isinstance(st, BranchTargets):
+                scope.names[st.name] = ("btargets", st.labels)
+            elif isinstance(st, CallPrototype):
+                scope.names[st.name] = ("prototype", None)
             elif isinstance(st, Loc):
                 cuda = (st.file, st.line)
             elif isinstance(st, Pragma):
@@ -353,7 +368,7 @@ class Lowering:
                         width = TYPE_BITS.get(v.type, 32) * (v.vec or 1)
                         if width > 64:
                             self.err(v.line, 0, f"register '{n}' of type .{v.type} is wider than 64 bits")
-                        scope.names[n] = ("reg", info["nregs"], width)
+                        scope.names[n] = ("reg", info["nregs"], width, v.type if (v.vec or 1) == 1 else None)
                         info["widths"][info["nregs"]] = width
                         info["nregs"] += 1
             elif v.space in ("shared", "shared::cta"):
@@ -407,6 +422,13 @@ class Lowering:
                 info["scope"].names[skip] = ("label", None)
                 info.setdefault("synth_labels", {})[skip] = len(out)
                 continue
+            if base == "brx":
+                self._pending_skip = None
+                out.extend(self._expand_brx(info, p, i))
+                if self._pending_skip:
+                    info["synth_labels"][self._pending_skip] = len(out)
+                    info["scope"].names[self._pending_skip] = ("label", None)
+                continue
             if base == "ret" and f.kind == "func":
                 out.append(_Pending(None, p.scope, "bra", p.guard, p.guard_neg, p.line, p.col, p.cuda,
                                     synth="bra", target_label=final_ret))
@@ -425,6 +447,42 @@ class Lowering:
         for name, pos in info.get("synth_labels", {}).items():
             info["scope"].names[name] = ("label", pos)
         info["pending"] = out
+
+    def _expand_brx(self, info, p, i):
+        """brx.idx{.uni} idx, table  ->  a compare-and-branch chain (setp.eq + @p bra per target; the
+        last target is taken unconditionally: an index past the table is undefined in PTX). Branches
+        then get ordinary immediate-post-dominator reconvergence."""
+        ops = p.instr.operands
+        if p.opcode.split(".")[1:2] != ["idx"] or len(ops) != 2 or ops[1].kind != "reg":
+            self.err(p.line, p.col, "brx takes the form brx.idx{.uni} index, table;")
+        tab = p.scope.lookup(ops[1].name)
+        if tab is None or tab[0] != "btargets":
+            self.err(p.line, p.col, f"'{ops[1].name}' is not a .branchtargets table")
+        pname = "%%__brx_p"
+        if pname not in info["scope"].names:
+            info["scope"].names[pname] = ("pred", info["npreds"])
+            info["npreds"] += 1
+        out = []
+        skip = None
+        if p.guard is not None:
+            skip = f"%%__brx_skip_{i}"
+            out.append(_Pending(None, p.scope, "bra", p.guard, not p.guard_neg, p.line, p.col, p.cuda,
+                                synth="bra", target_label=skip))
+        labels = tab[1]
+        for k, label in enumerate(labels):
+            if k < len(labels) - 1:
+                setp = Instr("setp.eq.u32", [Opnd("reg", name=pname), ops[0], Opnd("imm", value=k)], None,
+                             False, p.line, p.col)
+                out.append(_Pending(setp, p.scope, setp.opcode, None, False, p.line, p.col, p.cuda))
+                guard = pname
+            else:
+                guard = None
+            bra = Instr("bra", [Opnd("reg", name=label)], guard, False, p.line, p.col)
+            out.append(_Pending(bra, p.scope, "bra", guard, False, p.line, p.col, p.cuda))
+        if skip is not None:
+            info.setdefault("synth_labels", {})
+            self._pending_skip = skip           # its position (after the chain) is set by the caller
+        return out
 
     def _scopes_of(self, info):
         seen, out = set(), []
@@ -456,7 +514,11 @@ class Lowering:
             if callee not in self.decls:
                 self.err(p.line, p.col, f"call to undeclared function '{callee}'")
             if callee not in self.funcs:
-                self.err(p.line, p.col, f"call to external function '{callee}' (no body in this module)")
+                hint = {"vprintf": " (printf needs the CUDA runtime's vprintf, which the simulator does not provide)",
+                        "__assertfail": " (assert() needs the CUDA runtime's __assertfail)",
+                        "malloc": " (device-side malloc is not provided)", "free": " (device-side free is not provided)"}
+                self.err(p.line, p.col, f"call to external function '{callee}' is not supported: it has no body "
+                                        f"in this module{hint.get(callee, '')}")
             cf = self.decls[callee]
             cinfo = self.finfo[callee]
             formal = [("rets", q) for q in cf.rets] + [("params", q) for q in cf.params]
@@ -514,7 +576,21 @@ class Lowering:
         try:
             d = decode(p.opcode)
         except DecodeError as e:
+            if p.opcode.split(".")[0] in PTX_OPCODES and "unknown instruction" in str(e):
+                # real PTX the engine does not implement: refused by name at load (UnsupportedInstruction)
+                self.insts.append((OP["nop"], 0, 0, 0, 0, 0, 0, E.flag["unsupported"], -1, len(self.opnds),
+                                   0, 0, 0, 0, -1, -1, 0, p.line))
+                return
             self.err(p.line, p.col, str(e))
+        if p.instr is not None:
+            mods = p.opcode.split(".")[1:]
+            msg = check_arity(d.name, mods, len(p.instr.operands))
+            if msg is None and d.types:
+                tname = p.opcode.split(".")
+                tname = next((m for m in mods if m in TYPE_BITS and m != "pred"), None)
+                msg = check_types(d.name, mods, tname, p.instr.operands, lambda n: self._describe(p, n))
+            if msg:
+                self.err(p.line, p.col, msg)
         guard = -1
         if p.guard is not None:
             g = self._lookup(p, p.guard)
@@ -561,6 +637,12 @@ class Lowering:
             pass
         self.insts.append((d.op, d.type, d.type2, d.space, d.cmp, d.sub, d.rnd, flags, guard, first, nop, ndst,
                            d.vec, 1 if p.guard_neg else 0, target, -1, d.aux, p.line))
+
+    def _describe(self, p: _Pending, name: str):
+        v = self._lookup(p, name)
+        if v is None or v[0] != "reg" or len(v) < 4 or v[3] is None:
+            return None
+        return v[3], v[2]
 
     def _lookup(self, p: _Pending, name: str):
         if p.scope is not None:
@@ -776,6 +858,8 @@ class Lowering:
                 self.err(f.line, 0, f"function '{f.name}' defined twice")
             names.add(f.name)
         self.finfo = {f.name: self.declare(f) for f in fs}
+        for f in fs:
+            self.normalise(f, self.finfo[f.name])
         # static local frames: entries at 0, every .func after the largest entry frame
         emax = max([self.finfo[f.name]["local_size"] for f in fs if f.kind == "entry"] or [0])
         base = _align(emax, 16)
@@ -800,8 +884,6 @@ class Lowering:
                 inf["reg_base"], inf["pred_base"] = rb, pb
                 rb += inf["nregs"]
                 pb += inf["npreds"]
-        for f in fs:
-            self.normalise(f, self.finfo[f.name])
         for f in fs:
             self.bind_call_params(f, self.finfo[f.name])
         self.check_recursion(fs)
