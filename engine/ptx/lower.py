@@ -147,6 +147,7 @@ class Program:
     relocs: list[tuple[int, str, int]]        # (operand index, global name, addend)
     pc_text: list[str]                        # the instruction as written, per pc
     pc_col: list[int]
+    pc_op: list[str]                          # the opcode as written, per pc
     pc_cuda: list[tuple[int, int] | None]     # (.loc file, line) per pc, or None
     files: dict[int, str]
     target: list[str]
@@ -248,6 +249,7 @@ class Lowering:
         self.relocs: list[tuple[int, str, int]] = []
         self.pc_text: list[str] = []
         self.pc_col: list[int] = []
+        self.pc_op: list[str] = []
         self.pc_cuda: list = []
         self.lines = source.splitlines()
 
@@ -556,6 +558,7 @@ class Lowering:
                 text = "ret;  // function exit (inserted)"
             self.pc_text.append(text)
             self.pc_col.append(p.col)
+            self.pc_op.append(p.opcode)
             self.pc_cuda.append(p.cuda)
             self._emit(p, pc, branch_fix)
         end_pc = base_pc + len(pend)
@@ -1088,7 +1091,7 @@ class Lowering:
                         fi.npreds, 0, _dim3(perf.get("reqntid")), _dim3(perf.get("maxntid")),
                         perf.get("minnctapersm", 0), 1 if fi.is_entry else 0)
         return Program(self.fn, self.src, insts, opnds, funcs, bytes(self.const_bank), infos, self.globals,
-                       self.relocs, self.pc_text, self.pc_col, self.pc_cuda, self.mod.files, self.mod.target,
+                       self.relocs, self.pc_text, self.pc_col, self.pc_op, self.pc_cuda, self.mod.files, self.mod.target,
                        self.mod.version)
 
 
