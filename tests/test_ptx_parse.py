@@ -55,17 +55,18 @@ def test_sm70_target(rel):
 
 def test_debug_build_keeps_source_mapping_and_skips_dwarf():
     text = (CORPUS / "nvcc/control.sm90.G.ptx").read_text()
-    assert ".section" in text and "function_name" in text
+    assert ".section" in text
     prog = lower(parse(text), text)
     assert any(f.endswith("control.cu") for f in prog.files.values())
     cu = [c for c in prog.pc_cuda if c is not None]
     assert len(cu) > 0.6 * len(prog.pc_cuda)
     src_lines = {ln for _, ln in cu}
-    assert min(src_lines) >= 1 and max(src_lines) <= len((CORPUS / "nvcc/control.cu").read_text().splitlines())
+    assert min(src_lines) >= 0 and max(src_lines) <= len((CORPUS / "nvcc/control.cu").read_text().splitlines())
 
 
 def test_lineinfo_build_maps_to_cuda_lines():
     text = (CORPUS / "nvcc/misc.sm80.lineinfo.ptx").read_text()
+    assert "inlined_at" in text and "function_name" in text
     prog = lower(parse(text), text)
     assert sum(c is not None for c in prog.pc_cuda) > 0.6 * len(prog.pc_cuda)
 
