@@ -123,6 +123,7 @@ struct gs_warp {
     uint32_t exited;
     int32_t state;             /* enum gs_wstate */
     int32_t bar_id;            /* barrier waited on */
+    uint32_t bar_mask;         /* lanes of this warp that arrived at it (deadlock reports) */
     int32_t bar_dst;           /* bar.red destination: register offset or predicate index */
     int32_t bar_red_kind;      /* 0: none, 1: popc into a register, 2: and/or into a predicate */
     int32_t idx;               /* warp index in CTA */
