@@ -155,7 +155,7 @@ class TimingSim:
                 n = lib.gs_tsim_pending(self._ptr, t)
                 if n == 0:
                     break
-                arr = np.empty(min(n, 1 << 16), self._dtypes[name])
+                arr = np.empty(n, self._dtypes[name])   # all pending rows at once: each drain call sorts the buffer
                 got = lib.gs_tsim_drain(self._ptr, t, ffi.from_buffer(arr, require_writable=True), len(arr))
                 if got == 0:
                     break

@@ -38,7 +38,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_WORKERS=max(1, (os.cpu_count() or 2) - 1),
         FLOW_WINDOW=4,                         # frames a socket client may have unacknowledged
         DEFAULT_LEVEL="full",
-        DEFAULT_INTERVAL=512,
+        DEFAULT_INTERVAL=256,
         MAX_CTAS=1 << 20,                      # launches above this are refused at upload
     )
     if test_config is None:

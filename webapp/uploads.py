@@ -208,7 +208,8 @@ def check_ptx(cases: list[dict], files: dict[str, str]) -> None:
             try:
                 programs[fname] = load(files[fname], fname)
             except PTXError as e:
-                raise UploadError(f"{fname}: {e}") from None
+                msg = str(e)
+                raise UploadError(msg if msg.startswith(fname) else f"{fname}: {msg}") from None
         prog = programs[fname]
         k = prog.kernels.get(c["kernel"])
         if k is None:

@@ -6,18 +6,13 @@ from __future__ import annotations
 
 
 def timing_sim(job: dict):
-    from engine.config import load_config
     from engine.timing import TimingSim
-    cfg = load_config(job["config"], job.get("overrides") or [])
-    kw = {"record": job["level"], "record_sms": job.get("record_sms")}
-    if job.get("interval"):
-        kw["interval"] = int(job["interval"])
-    return TimingSim(cfg, **kw)
+    overrides = list(job.get("overrides") or [])
+    if job.get("interval") and not any(o.startswith("record.interval_cycles=") for o in overrides):
+        overrides.append(f"record.interval_cycles={int(job['interval'])}")
+    return TimingSim(job["config"], overrides=overrides, record=job["level"], record_sms=job.get("record_sms"))
 
 
 def timing_configs() -> list[str]:
-    try:
-        from engine.config import list_configs
-    except ImportError:
-        return []
+    from engine.config import list_configs
     return list(list_configs())

@@ -49,13 +49,28 @@ def run_job(job: dict) -> None:
     try:
         case = load_suite(job["cases"])[job["case"]]
         sim = load_factory(job["factory"])(job)
-        sim.run_case(case, sink=writer, progress=progress)
+        result = sim.run_case(case, sink=writer, progress=progress)
+        _record_check(job["path"], result)
         if not writer.closed:
             writer.fail("the simulator returned without ending its recording")
     except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
         traceback.print_exc(file=sys.stderr)
         if not writer.closed:
             writer.fail(f"{type(e).__name__}: {e}")
+
+
+def _record_check(path: str, result) -> None:
+    """Store whether the simulated outputs matched the case's reference (runner.CaseRun), if known."""
+    passed = getattr(result, "passed", None)
+    if result is None or not hasattr(result, "passed"):
+        return
+    from webapp.store import runfile
+    con = runfile.connect(path)
+    try:
+        runfile.set_meta(con, check={"passed": passed, "errors": {k: float(v) for k, v in (result.errors or {}).items()},
+                                     "fault": getattr(result, "fault", None)})
+    finally:
+        con.close()
 
 
 def main() -> None:

@@ -51,13 +51,22 @@ def pack(arr: np.ndarray, delta: tuple[str, ...] = ()) -> bytes:
     return _cctx().compress(b"".join(parts))
 
 
+def pack_columns(cols: dict, dtype: np.dtype, delta: tuple[str, ...] = ()) -> bytes:
+    """pack() of the structured array whose fields are `cols`, without building it."""
+    parts = []
+    for name in dtype.names:
+        col = np.ascontiguousarray(cols[name], dtype=dtype.fields[name][0].base)
+        parts.append((_delta(col) if name in delta else col).tobytes())
+    return _cctx().compress(b"".join(parts))
+
+
 def unpack(blob: bytes, dtype: np.dtype, n: int, shape: tuple = (), delta: tuple[str, ...] = ()) -> np.ndarray:
     """Inverse of pack: `n` rows of `dtype` (each row of `shape` for plain arrays)."""
     dtype = np.dtype(dtype)
     raw = _dctx().decompress(blob, max_output_size=max(1, n * dtype.itemsize * int(np.prod(shape, dtype=np.int64))))
     if dtype.names is None:
         return np.frombuffer(raw, dtype).reshape((n,) + tuple(shape))
-    out = np.empty(n, dtype)
+    out = np.zeros(n, dtype)                      # zeros: padding bytes between fields are defined
     off = 0
     for name in dtype.names:
         field = dtype.fields[name][0]

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.recording import EVENT_DT, MEM_COUNTER_DT, MEM_SAMPLE_DT, NSTATES, PC_STATS_DT, SM_COUNTER_DT
+from engine.recording import (EVENT_DT, MEM_COUNTER_DT, MEM_SAMPLE_DT, NSTATES, PC_STATS_DT, SM_COUNTER_DT,
+                              WARP_STATE_DT)
 
 FORMAT = "simtscope-run/1"
 
@@ -52,8 +53,11 @@ DELTA = {"sm_counters": ("cycle0",), "mem_counters": ("cycle0",), "events": ("cy
          "mem_samples": ("t_issue",), "pc_stats": ("pc",), "ws": ("cycle",), "cta": ("start",),
          "ctr_gpu": ("cycle0",), "ctr_mem": ("cycle0",)}
 
-# warp-state rows of one SM, stored without the sm column
-WS_DT = np.dtype([("cycle", "<u8"), ("slot", "<u2"), ("state", "u1"), ("cta", "<u4"), ("pc", "<u4")])
+# warp-state rows of one SM, stored without the sm column and padding (any other field the recorder
+# adds, e.g. an active mask, is kept)
+WS_DT = np.dtype([(n, WARP_STATE_DT.fields[n][0]) for n in ("cycle", "slot", "state", "cta", "pc")] +
+                 [(n, WARP_STATE_DT.fields[n][0]) for n in WARP_STATE_DT.names
+                  if n not in ("cycle", "slot", "state", "cta", "pc", "sm") and not n.startswith("pad")])
 CARRY_DT = np.dtype([("state", "u1"), ("cta", "<u4"), ("pc", "<u4"), ("since", "<u8")])
 
 CTR_GPU_FIELDS = ("issued", "thread_insts", "warps_active", "ctas_active", "l1_accesses", "l1_hits",

@@ -15,39 +15,46 @@ from .layout import NOT_RESIDENT
 _NOT_RES = np.array([STATE_INDEX[s] for s in NOT_RESIDENT])
 
 
-def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int) -> np.ndarray:
-    """Cycles each key spends in each state per bucket: int64 (nkeys, nb, NSTATES).
+def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int,
+                     nstates: int = NSTATES) -> np.ndarray:
+    """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates).
 
     Bucket i covers [lo + i * 2^shift, lo + (i + 1) * 2^shift); runs [start, end) are clipped to the nb
     buckets. A run inside one bucket adds its length there; a longer run adds partial lengths to its first
-    and last buckets and 2^shift to every bucket between (through a difference array, so a long idle run
-    costs O(1), not O(buckets))."""
+    and last buckets and 2^shift to every bucket between (through a difference array summed along the
+    bucket axis, so a long idle run costs O(1), not O(buckets)). `state` values must be < nstates
+    (callers may pass compacted state indices). Bucket-major so that sums over buckets and the per-SM
+    slices of the output are contiguous."""
     width = 1 << shift
     hi = lo + nb * width
     s = np.clip(np.asarray(start, np.int64), lo, hi)
     e = np.clip(np.asarray(end, np.int64), lo, hi)
     keep = e > s
-    key = np.asarray(key, np.int64)[keep]
-    st = np.asarray(state, np.int64)[keep]
-    s, e = s[keep], e[keep]
+    if not keep.all():
+        s, e = s[keep], e[keep]
+        key, state = np.asarray(key)[keep], np.asarray(state)[keep]
+    base = np.asarray(key, np.int64) * nstates + np.asarray(state, np.int64)   # cell = b * stride + base
+    stride = nkeys * nstates
     b0 = (s - lo) >> shift
     b1 = (e - 1 - lo) >> shift
-    size = nkeys * nb * NSTATES
-    same = b0 == b1
-    cell = lambda k, b, x: (k * nb + b) * NSTATES + x   # noqa: E731
-    out = np.bincount(cell(key[same], b0[same], st[same]), weights=(e - s)[same], minlength=size)
-    span = ~same
-    if span.any():
-        k, x, s2, e2, c0, c1 = key[span], st[span], s[span], e[span], b0[span], b1[span]
-        first = lo + (c0 + 1) * width - s2
-        last = e2 - (lo + c1 * width)
-        out += np.bincount(np.concatenate([cell(k, c0, x), cell(k, c1, x)]),
-                           weights=np.concatenate([first, last]), minlength=size)
-        # interior buckets c0+1 .. c1-1 are entirely in state x: +width from c0+1, -width from c1
-        diff = np.bincount(cell(k, c0 + 1, x), minlength=size) - np.bincount(cell(k, c1, x), minlength=size)
-        out += np.cumsum(diff.reshape(nkeys, nb, NSTATES), axis=1).reshape(-1) * width
-    # float64 weights are exact below 2^53 cycles
-    return np.rint(out).astype(np.int64).reshape(nkeys, nb, NSTATES)
+    size = nb * stride
+    span = np.flatnonzero(b0 != b1)
+    if not len(span):
+        out = np.bincount(b0 * stride + base, weights=e - s, minlength=size)
+        return out.astype(np.int64).reshape(nb, nkeys, nstates)       # float64 sums: exact below 2^53
+    w = e - s
+    w[span] = lo + (b0[span] + 1) * width - s[span]                   # first bucket of a spanning run
+    idx = np.concatenate([b0 * stride + base, b1[span] * stride + base[span]])
+    out = np.bincount(idx, weights=np.concatenate([w, e[span] - (lo + b1[span] * width)]), minlength=size)
+    inner = span[b1[span] > b0[span] + 1]
+    if len(inner):      # buckets b0+1 .. b1-1 entirely in the run's state: +width from b0+1, -width from b1
+        d = np.concatenate([(b0[inner] + 1) * stride + base[inner], b1[inner] * stride + base[inner]])
+        diff = np.bincount(d, weights=np.repeat([float(width), -float(width)], len(inner)), minlength=size)
+        diff = diff.reshape(nb, stride)
+        for i in range(1, nb):                 # running sum over buckets: row adds beat np.cumsum(axis=0)
+            diff[i] += diff[i - 1]
+        out += diff.reshape(-1)
+    return out.astype(np.int64).reshape(nb, nkeys, nstates)
 
 
 def runs_of(key, cycle, state, carry_state, s0: int, s1: int, extra: dict | None = None):
@@ -55,41 +62,68 @@ def runs_of(key, cycle, state, carry_state, s0: int, s1: int, extra: dict | None
     at s0 (carry_state, one entry per key 0..nkeys-1). Returns (key, start, end, state, extra) sorted by
     (key, start); `extra` maps a name to (carry values, row values) and comes back as run values."""
     nkeys = len(carry_state)
-    keys = np.concatenate([np.arange(nkeys, dtype=np.int64), np.asarray(key, np.int64)])
-    starts = np.concatenate([np.full(nkeys, s0, np.int64), np.asarray(cycle, np.int64)])
-    states = np.concatenate([np.asarray(carry_state, np.int64), np.asarray(state, np.int64)])
-    order = np.lexsort((np.arange(len(keys)) >= nkeys, starts, keys))  # the carry run first at a tie
-    keys, starts, states = keys[order], starts[order], states[order]
+    key = np.asarray(key, np.int64)
+    pos = np.searchsorted(key, np.arange(nkeys))             # each key's carry run goes before its rows
+    keys = np.insert(key, pos, np.arange(nkeys))
+    starts = np.insert(np.asarray(cycle, np.int64), pos, s0)
+    states = np.insert(np.asarray(state, np.int64), pos, np.asarray(carry_state, np.int64))
     ends = np.empty_like(starts)
     ends[:-1] = starts[1:]
     last = np.ones(len(keys), bool)
     last[:-1] = keys[1:] != keys[:-1]
     ends[last] = s1
-    ext = {n: np.concatenate([np.asarray(c), np.asarray(r)])[order] for n, (c, r) in (extra or {}).items()}
+    ext = {n: np.insert(np.asarray(r), pos, np.asarray(c)) for n, (c, r) in (extra or {}).items()}
     return keys, starts, ends, states, ext
 
 
-def pairwise(h: np.ndarray, axis: int = 1) -> np.ndarray:
+def pairwise(h: np.ndarray, axis: int = 0) -> np.ndarray:
     """Sum adjacent bucket pairs (the next coarser level); the bucket count along `axis` must be even."""
     shape = list(h.shape)
     shape[axis:axis + 1] = [shape[axis] // 2, 2]
     return h.reshape(shape).sum(axis=axis + 1)
 
 
-def dominant(h: np.ndarray) -> np.ndarray:
-    """The state with the most cycles (ties: the lowest state index), uint8, over the last axis."""
-    return np.argmax(h, axis=-1).astype(np.uint8)
+def dominant(h: np.ndarray, state_ids: np.ndarray | None = None) -> np.ndarray:
+    """The state with the most cycles (ties: the lowest state index), uint8, over the last axis, whose
+    entries are the states `state_ids` (ascending; default all states)."""
+    i = argmax_last(h)
+    return (i if state_ids is None else np.asarray(state_ids)[i]).astype(np.uint8)
 
 
-def strip(h: np.ndarray, cycles: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-SM strip from histograms (..., NSTATES) of buckets of `cycles` cycles on SMs of `slots` slots:
+def argmax_last(h: np.ndarray) -> np.ndarray:
+    """np.argmax(h, axis=-1) (first maximum wins) for a short last axis: one vector pass per entry of
+    that axis, several times faster than numpy's per-row argmax on arrays like (64, 2048, 10)."""
+    if h.shape[-1] == 0:
+        return np.zeros(h.shape[:-1], np.int64)
+    best = h[..., 0].copy()
+    idx = np.zeros(h.shape[:-1], np.int64)
+    for j in range(1, h.shape[-1]):
+        col = h[..., j]
+        m = col > best
+        np.copyto(best, col, where=m)
+        idx[m] = j
+    return idx
+
+
+def strip(h: np.ndarray, cycles: np.ndarray, slots: int, state_ids: np.ndarray | None = None):
+    """Per-SM strip from histograms (..., states) of buckets of `cycles` cycles on SMs of `slots` slots:
     the dominant state among resident warps (idle when none) and the resident fraction as uint8 of 255."""
-    resident = h.copy()
-    resident[..., _NOT_RES] = 0
-    dom = np.where(resident.sum(axis=-1) > 0, dominant(resident), STATE_INDEX["idle"]).astype(np.uint8)
+    ids = np.arange(h.shape[-1]) if state_ids is None else np.asarray(state_ids)
+    res_cols = ~np.isin(ids, _NOT_RES)
+    resident = h[..., res_cols]
+    rsum = resident.sum(axis=-1)
+    dom = np.where(rsum > 0, dominant(resident, ids[res_cols]) if res_cols.any() else STATE_INDEX["idle"],
+                   STATE_INDEX["idle"]).astype(np.uint8)
     cap = np.maximum(np.asarray(cycles, np.float64) * slots, 1.0)
-    act = np.rint(np.clip(resident.sum(axis=-1) / cap, 0.0, 1.0) * 255.0).astype(np.uint8)
+    act = np.rint(np.clip(rsum / cap, 0.0, 1.0) * 255.0).astype(np.uint8)
     return dom, act
+
+
+def expand_states(h: np.ndarray, state_ids: np.ndarray) -> np.ndarray:
+    """Histograms over the states `state_ids` -> histograms over all NSTATES states (zeros elsewhere)."""
+    out = np.zeros(h.shape[:-1] + (NSTATES,), h.dtype)
+    out[..., state_ids] = h
+    return out
 
 
 class SumPyramid:
@@ -110,6 +144,25 @@ class SumPyramid:
             raise ValueError(f"units must increase: got {i0} after {self.next_unit - 1}")
         done = []
         end = i0 + n
+        if n == 1:                                 # one unit (a segment): no reduceat, no copies
+            for k in self.levels:
+                g = i0 >> k
+                b, acc = self.open.get(k, (None, None))
+                if b is not None and b != g:
+                    done.append((k, b, 1, {c: v[None] for c, v in acc.items()}))
+                    b = None
+                if b is None:
+                    acc = {c: v[0].copy() for c, v in cols.items()}
+                else:
+                    for c, v in cols.items():
+                        acc[c] += v[0]
+                if ((g + 1) << k) <= end:
+                    done.append((k, g, 1, {c: v[None] for c, v in acc.items()}))
+                    self.open.pop(k, None)
+                else:
+                    self.open[k] = (g, acc)
+            self.next_unit = end
+            return done
         for k in self.levels:
             ids = (i0 + np.arange(n)) >> k
             starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])

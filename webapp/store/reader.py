@@ -143,7 +143,7 @@ class RunReader:
         step = 1 << shift
         a0, nb = self._window(a, b, step)
         k, s, e, st, pc, _cta = self.warp_runs(sm, a0, a0 + nb * step)
-        h = bucket_durations(k, s, e, st, self.slots, a0, nb, shift)
+        h = bucket_durations(k, s, e, st, self.slots, a0, nb, shift).transpose(1, 0, 2)    # (slot, bucket, state)
         state = dominant(h)
         state[h.sum(axis=-1) == 0] = NO_DATA
         # the PC of the run covering each bucket's start (for tooltips at fine zoom)

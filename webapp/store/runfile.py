@@ -61,8 +61,12 @@ def set_meta(con: sqlite3.Connection, **values) -> None:
 
 
 def put_chunk(con, tbl: str, level: int, key: int, lo: int, hi: int, arr: np.ndarray, extra: bytes | None = None):
+    put_blob(con, tbl, level, key, lo, hi, len(arr), codec.pack(arr, DELTA.get(tbl.removeprefix("raw:"), ())), extra)
+
+
+def put_blob(con, tbl: str, level: int, key: int, lo: int, hi: int, n: int, blob: bytes, extra: bytes | None = None):
     con.execute("INSERT INTO chunks(tbl, level, key, lo, hi, n, data, extra) VALUES(?,?,?,?,?,?,?,?)",
-                (tbl, int(level), int(key), int(lo), int(hi), len(arr), codec.pack(arr, DELTA.get(tbl.removeprefix("raw:"), ())), extra))
+                (tbl, int(level), int(key), int(lo), int(hi), int(n), blob, extra))
 
 
 class Pending:

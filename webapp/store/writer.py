@@ -25,7 +25,8 @@ from .runfile import ChunkBuffer
 from .span_builder import SpanBuilder
 from .ws_builder import WarpStateBuilder
 
-COMMIT_S = 0.5
+COMMIT_S = 0.5                  # commit (progress, sealed raw segments) at most this often
+LIVE_FLUSH_S = 4.0              # write partly filled LOD chunks this often (a live view sees them)
 RAW_CHUNK_ROWS = {"raw:sm_counters": 65536, "raw:mem_counters": 65536, "raw:events": 65536,
                   "raw:mem_samples": 65536, "raw:pc_stats": 1 << 30}
 LOD_CHUNK_ROWS = {"slot": 2048, "strip": 2048, "ctr_gpu": 4096, "ctr_mem": 4096, "ctr_sm": 1024,
@@ -47,7 +48,7 @@ class RunWriter:
         self.meta: dict | None = None
         self.ws = self.ctr = self.spans = None
         self.raw_max: dict[str, int] = {}
-        self.last_commit = time.monotonic()
+        self.last_commit = self.last_flush = time.monotonic()
         self.closed = False
         self.t0 = time.time()
 
@@ -73,7 +74,7 @@ class RunWriter:
         self.ctr = CounterBuilder(self.buf, num_sms, int(meta.get("interval") or 1000), slots)
         self.spans = SpanBuilder(self.buf)
         runfile.set_meta(self.con, recording=self.meta, status="running", started=time.time())
-        self._commit()
+        self._commit(flush=True)
 
     def append(self, table: str, chunk: np.ndarray) -> None:
         if self.meta is None:
@@ -99,9 +100,12 @@ class RunWriter:
         self._maybe_commit()
 
     def progress(self, cycle: int, warp_insts: int, ctas_done: int, ctas_total: int) -> None:
-        """The engine's progress callback: stored (and committed at most every COMMIT_S)."""
-        self._progress = {"cycle": int(cycle), "warp_insts": int(warp_insts), "ctas_done": int(ctas_done),
-                          "ctas_total": int(ctas_total), "wall_s": round(time.time() - self.t0, 3)}
+        """The engine's progress callback: stored (and committed at most every COMMIT_S). CTAs done are
+        also counted from the recorded CTA ends, for recorders that do not count them."""
+        done = max(int(ctas_done), self.spans.ctas_done if self.spans is not None else 0)
+        total = max(int(ctas_total), self._grid_ctas())
+        self._progress = {"cycle": int(cycle), "warp_insts": int(warp_insts), "ctas_done": done,
+                          "ctas_total": total, "wall_s": round(time.time() - self.t0, 3)}
         self._maybe_commit()
 
     def end(self, stats: dict, status: str = "done") -> None:
@@ -123,7 +127,7 @@ class RunWriter:
         runfile.set_meta(self.con, stats=_jsonable(stats), end_cycle=end_cycle, sealed_cycle=end_cycle,
                          status=status, finished=time.time(), message=str(stats.get("fault") or ""),
                          progress={**prog, "cycle": end_cycle, "done": True})
-        self._commit(begin_again=False)
+        self._commit(begin_again=False, flush=True)
         self._close()
 
     def fail(self, message: str, status: str = "failed") -> None:
@@ -138,6 +142,13 @@ class RunWriter:
         self._close()
 
     # ------------------------------------------------------------------ internals
+    def _grid_ctas(self) -> int:
+        total = 0
+        for k in (self.meta or {}).get("kernels") or []:
+            g = list(k.get("grid") or [0]) + [1, 1]
+            total += int(g[0]) * int(g[1]) * int(g[2])
+        return total
+
     def _raw(self, table: str, chunk: np.ndarray) -> None:
         col = "cycle0" if "cycle0" in chunk.dtype.names else ("cycle" if "cycle" in chunk.dtype.names else None)
         if col is None and table == "mem_samples":
@@ -152,10 +163,15 @@ class RunWriter:
         if time.monotonic() - self.last_commit >= COMMIT_S:
             self._commit()
 
-    def _commit(self, begin_again: bool = True) -> None:
-        if self.spans is not None:
-            self.spans.flush()
-        self.buf.flush()
+    def _commit(self, begin_again: bool = True, flush: bool | None = None) -> None:
+        now = time.monotonic()
+        if flush is None:
+            flush = now - self.last_flush >= LIVE_FLUSH_S
+        if flush:
+            if self.spans is not None:
+                self.spans.flush()
+            self.buf.flush()
+            self.last_flush = now
         sealed = {}
         if self.ws is not None:
             sealed["sealed_cycle"] = self.ws.sealed

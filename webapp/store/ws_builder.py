@@ -13,11 +13,13 @@ import numpy as np
 
 from engine.recording import NSTATES, STATE_INDEX, WARP_STATE_DT
 
-from .layout import CARRY_DT, SEG, SEG_SHIFT, SLOT_LEVELS, STRIP_LEVELS, WS_DT
-from .lod import SumPyramid, bucket_durations, dominant, pairwise, runs_of, strip
-from .runfile import ChunkBuffer, put_chunk
+from . import codec
+from .layout import CARRY_DT, DELTA, SEG, SEG_SHIFT, SLOT_LEVELS, STRIP_LEVELS, WS_DT
+from .lod import SumPyramid, bucket_durations, dominant, expand_states, pairwise, runs_of, strip
+from .runfile import ChunkBuffer, put_blob
 
 IDLE = STATE_INDEX["idle"]
+FIELDS = tuple(dict.fromkeys(("cycle", "sm") + WS_DT.names))   # the columns kept from each row
 
 
 class WarpStateBuilder:
@@ -56,7 +58,8 @@ class WarpStateBuilder:
             raise ValueError(f"warp_states rows for SMs {bad} that are not recorded (record_sms={self.sms[:8]}...)")
         if rows["slot"].max() >= self.slots:
             raise ValueError(f"warp slot {int(rows['slot'].max())} >= warp_slots_per_sm {self.slots}")
-        self.pending.append(rows)
+        # keep columns, not records: gathering 24-byte records is ~25x slower than gathering columns
+        self.pending.append({f: np.ascontiguousarray(rows[f]) for f in FIELDS})
         self.max_cycle = int(cyc[-1])
         while self.seg0 + SEG <= self.max_cycle:
             self._seal(self.seg0, self.seg0 + SEG)
@@ -73,19 +76,27 @@ class WarpStateBuilder:
 
     # ------------------------------------------------------------------ one segment
     def _seal(self, s0: int, s1: int) -> None:
-        rows = np.concatenate(self.pending) if len(self.pending) > 1 else (self.pending[0] if self.pending
-                                                                          else np.zeros(0, WARP_STATE_DT))
-        take = rows["cycle"] < s1
-        seg = rows[take]
-        self.pending = [rows[~take]] if not take.all() else []
-        key = self.smidx[seg["sm"].astype(np.int64)] * self.slots + seg["slot"]
-        order = np.lexsort((seg["cycle"], key))               # stable: same-cycle rows keep arrival order
-        seg, key = seg[order], key[order]
+        if self.pending:
+            cols = {f: np.concatenate([p[f] for p in self.pending]) for f in FIELDS}
+        else:
+            cols = {f: np.zeros(0, WARP_STATE_DT.fields[f][0]) for f in FIELDS}
+        n = int(np.searchsorted(cols["cycle"], s1))           # rows are in cycle order
+        seg = {f: v[:n] for f, v in cols.items()}
+        self.pending = [{f: v[n:] for f, v in cols.items()}] if n < len(cols["cycle"]) else []
+        key = self.smidx[seg["sm"]] * self.slots + seg["slot"]
+        # a stable sort by key gives (key, cycle) order with same-cycle rows in arrival order (radix sort)
+        order = np.argsort(key.astype(np.uint16 if self.nkeys <= 1 << 16 else np.uint32), kind="stable")
+        seg = {f: v[order] for f, v in seg.items()}
+        key = key[order]
         self._write_raw(s0, s1, seg, key)
         keys, starts, ends, states, _ = runs_of(key, seg["cycle"], seg["state"], self.carry["state"], s0, s1)
-        self._strips(s0, s1, keys, starts, ends, states)
-        self._slots(s0, s1, key, keys, starts, ends, states)
-        if len(seg):                                           # the carry-in of the next segment
+        ids = np.unique(seg["state"]) if len(key) else np.zeros(0, np.int64)
+        ids = np.union1d(ids, np.unique(self.carry["state"])).astype(np.int64)   # the states present
+        lut = np.zeros(NSTATES, np.int64)
+        lut[ids] = np.arange(len(ids))
+        self._strips(s0, s1, keys, starts, ends, lut[states], ids)
+        self._slots(s0, s1, key, keys, starts, ends, lut[states], ids)
+        if len(key):                                           # the carry-in of the next segment
             last = np.r_[key[1:] != key[:-1], True]
             k = key[last]
             self.carry["state"][k], self.carry["cta"][k] = seg["state"][last], seg["cta"][last]
@@ -95,28 +106,26 @@ class WarpStateBuilder:
     def _write_raw(self, s0, s1, seg, key) -> None:
         bounds = np.searchsorted(key, np.arange(len(self.sms) + 1) * self.slots)
         for i, sm in enumerate(self.sms):
-            part = seg[bounds[i]:bounds[i + 1]]
-            out = np.zeros(len(part), WS_DT)
-            for f in WS_DT.names:
-                out[f] = part[f]
-            put_chunk(self.con, "ws", 0, sm, s0, s1, out,
-                      extra=self.carry[i * self.slots:(i + 1) * self.slots].tobytes())
+            a, b = bounds[i], bounds[i + 1]
+            blob = codec.pack_columns({f: seg[f][a:b] for f in WS_DT.names}, WS_DT, DELTA["ws"])
+            put_blob(self.con, "ws", 0, sm, s0, s1, b - a, blob,
+                     extra=self.carry[i * self.slots:(i + 1) * self.slots].tobytes())
 
     def _cycles(self, s0: int, s1: int, shift: int, nb: int) -> np.ndarray:
         lo = s0 + (np.arange(nb, dtype=np.int64) << shift)
         return np.minimum(lo + (1 << shift), s1) - lo
 
-    def _strips(self, s0, s1, keys, starts, ends, states) -> None:
+    def _strips(self, s0, s1, keys, starts, ends, cstates, ids) -> None:
         nsm = len(self.sms)
         L0 = STRIP_LEVELS[0]
-        h = bucket_durations(keys // self.slots, starts, ends, states, nsm, s0, SEG >> L0, L0)
-        for L in range(L0, SEG_SHIFT + 1):
+        h = bucket_durations(keys // self.slots, starts, ends, cstates, nsm, s0, SEG >> L0, L0, len(ids))
+        for L in range(L0, SEG_SHIFT + 1):                                  # h: (buckets, sm, states)
             if L > L0:
                 h = pairwise(h)
             nb = -(-(s1 - s0) >> L)
-            dom, act = strip(h[:, :nb], self._cycles(s0, s1, L, nb), self.slots)
-            self.buf.add("strip", L, 0, s0, s0 + (nb << L), np.stack([dom.T, act.T], axis=1))
-        for k, b, n, cols in self.strip_pyr.push(s0 >> SEG_SHIFT, {"h": h[:, 0][None]}):
+            dom, act = strip(h[:nb], self._cycles(s0, s1, L, nb)[:, None], self.slots, ids)
+            self.buf.add("strip", L, 0, s0, s0 + (nb << L), np.stack([dom, act], axis=1))
+        for k, b, n, cols in self.strip_pyr.push(s0 >> SEG_SHIFT, {"h": expand_states(h[:1], ids)}):
             self._emit_strip(SEG_SHIFT + k, b, n, cols["h"])
 
     def _emit_strip(self, L: int, b: int, n: int, h: np.ndarray) -> None:
@@ -127,25 +136,27 @@ class WarpStateBuilder:
         dom, act = strip(h, cyc[:, None], self.slots)                        # (n, nsm)
         self.buf.add("strip", L, 0, lo, lo + (n << L), np.stack([dom, act], axis=1))
 
-    def _slots(self, s0, s1, key, keys, starts, ends, states) -> None:
+    def _slots(self, s0, s1, key, keys, starts, ends, cstates, ids) -> None:
         L0 = SLOT_LEVELS[0]
         active = np.unique(key)
         const = np.ones(self.nkeys, bool)
         const[active] = False
         compact = np.full(self.nkeys, -1, np.int64)
         compact[active] = np.arange(len(active))
-        sel = compact[keys] >= 0
-        h = bucket_durations(compact[keys[sel]], starts[sel], ends[sel], states[sel], len(active), s0, SEG >> L0, L0)
-        for L in range(L0, SEG_SHIFT + 1):
+        ck = compact[keys]
+        sel = ck >= 0
+        h = bucket_durations(ck[sel], starts[sel], ends[sel], cstates[sel], len(active), s0, SEG >> L0, L0, len(ids))
+        for L in range(L0, SEG_SHIFT + 1):                                  # h: (buckets, active slot, states)
             if L > L0:
                 h = pairwise(h)
             nb = -(-(s1 - s0) >> L)
-            dom = np.repeat(self.carry["state"][:, None], nb, axis=1)           # constant slots keep their state
-            dom[active] = dominant(h[:, :nb])
+            dom = np.repeat(self.carry["state"][None, :], nb, axis=0)       # constant slots keep their state
+            dom[:, active] = dominant(h[:nb], ids)
+            dom = dom.reshape(nb, len(self.sms), self.slots)
             for i, sm in enumerate(self.sms):
-                self.buf.add("slot", L, sm, s0, s0 + (nb << L), np.ascontiguousarray(dom[i * self.slots:(i + 1) * self.slots].T))
+                self.buf.add("slot", L, sm, s0, s0 + (nb << L), np.ascontiguousarray(dom[:, i]))
         total = np.zeros((self.nkeys, NSTATES), np.int64)                    # the whole segment per slot
-        total[active] = h[:, 0]
+        total[active[:, None], ids[None, :]] = h[0]
         total[np.flatnonzero(const), self.carry["state"][const]] = s1 - s0
         for k, b, n, cols in self.slot_pyr.push(s0 >> SEG_SHIFT, {"h": total[None]}):
             self._emit_slot(SEG_SHIFT + k, b, n, cols["h"])

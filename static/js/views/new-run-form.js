@@ -12,7 +12,7 @@ export class NewRunForm {
         <label>GPU config <select name="config" data-testid="config"></select></label>
         <label>recording <select name="level"><option value="full">full (warp states)</option><option value="summary">summary (counters)</option><option value="off">off</option></select></label>
         <label>SMs with warp states <input name="record_sms" placeholder="all, or 0-7,12" size="10"></label>
-        <label>counter interval <input name="interval" type="number" min="16" value="512" size="6"> cycles</label>
+        <label>counter interval <input name="interval" type="number" min="16" value="256" size="6"> cycles</label>
         <label class="wide">config overrides <input name="overrides" placeholder="l2.size_kib=30720, sm.warp_scheduler=lrr" size="40"></label>
         <label>name <input name="name" placeholder="(automatic)" size="20"></label>
         <button type="submit" data-testid="start-run">Start run</button>
