@@ -7,6 +7,7 @@ import { Channel } from './net/socket.js';
 import { api } from './net/api.js';
 import { frameStats } from './render/scheduler.js';
 import { lastExport } from './render/export.js';
+import { STATE_COLOURS } from './lib/colours.js';
 import { Timeline } from './views/timeline.js';
 import { Toolbar } from './views/toolbar.js';
 import { Inspector } from './views/inspector.js';
@@ -35,7 +36,8 @@ timeline.onData = (src) => {
   if (g && g.hist_states) renderLegend($('#legend'), src.meta.states, new Set(g.hist_states.map((i) => src.meta.states[i])));
 };
 
-window.__simtscope = { state, channel: ch, timeline, inspector, frameStats, lastExport };
+// for tests and benchmarks (tests/e2e, benchmarks/browser_frames.py)
+window.__simtscope = { state, channel: ch, timeline, inspector, frameStats, lastExport, stateColours: STATE_COLOURS };
 
 state.subscribe((s) => { if (s.run) writeUrl(s); });
 

@@ -34,19 +34,20 @@ export class KernelTrack {
 export class CtaTrack {
   constructor(src) { this.src = src; this.id = 'ctas'; this.groups = ['cta']; this.label = 'CTAs per SM'; this.lanes = 1; }
   nsm() { return (this.src.meta && this.src.meta.num_sms) || 0; }
-  rowH() { return this.nsm() > 48 ? 4 : 14; }
+  rowH() { return this.nsm() > 48 ? 2 : 14; }
   height() { return this.nsm() * this.rowH() + 2; }
   setData() {
     const g = this.src.groups.cta;                  // lanes seen so far (never shrinks: no jumping rows)
     if (g) for (let i = 0; i < g.n; i++) this.lanes = Math.max(this.lanes, g.cols.lane[i] + 1);
   }
   rowLabels() {
-    const rh = this.rowH(), every = rh >= 6 ? 1 : 8, out = [];
+    const rh = this.rowH(), every = rh >= 6 ? 1 : 16, out = [];
     for (let s = 0; s < this.nsm(); s += every) out.push({ y: s * rh + rh / 2, text: `SM ${s}` });
     return out;
   }
   _box(i, g, y) {
-    const rh = this.rowH(), lh = Math.max(1, (rh - 1) / this.lanes);
+    const rh = this.rowH(), lh = (rh - 1) / this.lanes;
+    if (lh < 1.5) return [y + g.cols.sm[i] * rh, rh];     // too thin for lanes: CTAs share the SM's row
     return [y + g.cols.sm[i] * rh + g.cols.lane[i] * lh, lh];
   }
   render(ctx, view, y) {

@@ -12,14 +12,14 @@ export class HeatTrack {
   }
   get label() { return `Warps of SM ${this.sm}`; }
   slots() { return (this.src.meta && this.src.meta.slots) || 0; }
-  rowH() { const s = this.slots(); return s ? Math.max(3, Math.min(8, Math.floor(320 / s))) : 0; }
+  rowH() { const s = this.slots(); return s ? Math.max(3, Math.min(8, Math.floor(256 / s))) : 0; }
   height() { return this.slots() * this.rowH() + 2; }
   setData() {
     const g = this.src.groups.heat;
     this.bitmap = g && g.sm === this.sm ? indexBitmap(g.cols.state, this.slots(), g.n, statePixels(this.src.meta.states)) : null;
   }
   rowLabels() {
-    const rh = this.rowH(), out = [], every = rh >= 8 ? 1 : (rh >= 4 ? 4 : 8);
+    const rh = this.rowH(), out = [], every = rh >= 8 ? 1 : (rh >= 4 ? 8 : 16);
     for (let s = 0; s < this.slots(); s += every) out.push({ y: s * rh + rh / 2, text: `w${s}` });
     return out;
   }

@@ -20,7 +20,7 @@ export class StripTrack {
     }
   }
   rowLabels() {
-    const rh = this.rowH(), every = rh >= 6 ? 1 : 8, out = [];
+    const rh = this.rowH(), every = rh >= 6 ? 1 : 16, out = [];
     for (let s = 0; s < this.nsm(); s += every) out.push({ y: s * rh + rh / 2, text: `SM ${s}` });
     return out;
   }

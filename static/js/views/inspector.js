@@ -74,13 +74,19 @@ export class Inspector {
         <td>${i}</td><td>${resident ? c.cta[i] : ''}</td>
         <td><span class="swatch" style="background:${stateColour(states, c.state[i])}"></span><span class="state">${st}</span></td>
         <td class="num">${exact(Math.max(0, -since[i]))}</td><td class="num">${u}</td>
-        <td class="num">${resident ? c.pc[i] : ''}</td><td class="code">${resident ? escapeHtml(w.text[i]) : ''}</td>
-        <td class="muted">${resident ? 'n/r' : ''}</td></tr>`);
+        <td class="num">${resident ? c.pc[i] : ''}</td><td class="code">${resident ? escapeHtml(w.text[i].replace(/\s+/g, ' ')) : ''}</td>
+        <td class="muted">${this._mask(c, i, resident)}</td></tr>`);
     }
     pane.innerHTML = `<table class="warps"><thead><tr><th>slot</th><th>CTA</th><th>state</th>
       <th title="cycles spent in this state so far">for</th><th title="cycles until the state changes">until</th>
-      <th>PC</th><th>PTX instruction</th><th title="active mask: not recorded by this engine version">mask</th></tr></thead>
+      <th>PC</th><th>PTX instruction</th><th title="active mask (when the recorder records it)">active mask</th></tr></thead>
       <tbody>${rows.join('')}</tbody></table>`;
+  }
+
+  _mask(c, i, resident) {
+    const m = c.mask || c.active_mask || c.active;
+    if (!resident) return '';
+    return m ? '0x' + (m[i] >>> 0).toString(16).padStart(8, '0') : '<span title="not recorded by this engine version">–</span>';
   }
 
   _memory(f) {

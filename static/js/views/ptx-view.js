@@ -46,7 +46,9 @@ export class PtxView {
         stalls.set(line, v);
       }
     }
-    const used = pcLine.filter((x) => x > 0);
+    const pcs0 = Number.isInteger(k.entry_pc) ? k.entry_pc : 0;              // this kernel's PCs only
+    const pcs1 = Number.isInteger(k.end_pc) ? k.end_pc : pcLine.length;
+    const used = pcLine.slice(pcs0, pcs1).filter((x) => x > 0);
     const lo = used.length ? Math.max(1, Math.min(...used) - 3) : 1;
     const hi = used.length ? Math.min(src.length, Math.max(...used) + 2) : src.length;
     let maxStall = 1;

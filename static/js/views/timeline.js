@@ -71,11 +71,15 @@ export class Timeline {
     const counters = (m.metrics || []).map(([k, label, unit, desc]) => new CounterTrack(src, k, label, unit, '', desc));
     const recorded = m.level === 'full' && (m.record_sms || []).includes(s.sm);
     this.heat = recorded ? new HeatTrack(src, s.sm) : null;
+    // order: what one zooms into first (the chosen SM's warps), then the GPU-wide view, then every SM,
+    // then the memory system
+    const byKey = Object.fromEntries(counters.map((c) => [c.key, c]));
+    const pick = (...keys) => keys.map((k) => byKey[k]).filter(Boolean);
     const sections = [
-      { header: null, tracks: [new KernelTrack(src), new CtaTrack(src)] },
-      { header: 'SMs', tracks: [new StripTrack(src)].concat(this.heat ? [this.heat] : []) },
-      { header: 'GPU', tracks: [new StatesTrack(src)].concat(counters.slice(0, 5)) },
-      { header: 'Memory queues', tracks: counters.slice(5) },
+      { header: null, tracks: [new KernelTrack(src)].concat(this.heat ? [this.heat] : []) },
+      { header: 'GPU', tracks: [new StatesTrack(src)].concat(pick('ipc', 'occupancy')) },
+      { header: 'SMs', tracks: [new StripTrack(src), new CtaTrack(src)] },
+      { header: 'Memory', tracks: pick('l1_hit', 'l2_hit', 'dram_bw', 'mshr', 'ldst_queue', 'l2_queue', 'dram_queue', 'icnt_queue') },
     ];
     if (this.cmp && this.cmp.meta) {
       const c = this.cmp, cm = c.meta, p = 'B: ';

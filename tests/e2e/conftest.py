@@ -1,0 +1,78 @@
+"""End-to-end fixtures: Debian's Chromium through pytest-playwright, and `simtscope serve` as a real
+process with the real timing engine on a temporary run store. Never `playwright install`."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.servers import ServerProcess, wait_done
+
+CHROMIUM = os.environ.get("SIMTSCOPE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(os.environ.get("SIMTSCOPE_SHOTS", "")) if os.environ.get("SIMTSCOPE_SHOTS") else None
+
+
+def pytest_configure(config):
+    # pytest-playwright's own session fixture `base_url` triggers this pytest deprecation (not our code)
+    config.addinivalue_line("filterwarnings", "ignore:Session-scoped fixtures defined as instance methods:DeprecationWarning")
+    config.addinivalue_line("filterwarnings", "ignore::pytest.PytestRemovedIn10Warning")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM} (scripts/setup.sh --test installs it)")
+        for it in items:
+            if "e2e" in str(it.fspath):
+                it.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 1000}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    s = ServerProcess(tmp_path_factory.mktemp("e2e") / "data").start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def softmax_run(server):
+    """A real timing run with full recording, shared by the view tests."""
+    r = server.post("/api/runs", json={"workload": "case:softmax_4096x128", "config": "h200", "level": "full",
+                                       "name": "softmax e2e"})
+    assert r.status_code == 201, r.text
+    run = wait_done(server.get, r.json()["id"], timeout=300)
+    assert run["status"] == "done", run
+    return run
+
+
+@pytest.fixture
+def shot(request, tmp_path):
+    """shot(page, name): a full-page screenshot, kept in SIMTSCOPE_SHOTS if set (for looking at them)."""
+    def take(page, name: str):
+        folder = SHOTS or tmp_path
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{request.node.name}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+    return take
+
+
+def open_view(page, server, run_id: str, **params) -> None:
+    """Open a run's view with URL state and wait until the window data is drawn."""
+    q = "&".join(f"{k}={v}" for k, v in {"run": run_id, **params}.items())
+    page.goto(f"{server.url}/?{q}")
+    page.wait_for_function("() => window.__simtscope && window.__simtscope.timeline.src"
+                           " && window.__simtscope.timeline.src.groups.ctr !== undefined", timeout=60000)
