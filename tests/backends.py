@@ -106,6 +106,18 @@ def dev():
     return Device()
 
 
+_PROGRAMS: dict = {}
+
+
 def load_kernels(dev, name: str):
-    """tests/kernels/NAME.ptx as a module of dev."""
-    return dev.load_ptx(KERNELS / f"{name}.ptx")
+    """tests/kernels/NAME.ptx as a module of dev. The simulator's parsed program is kept for the
+    session (parsing a large PTX file takes about a second; binding it to a device takes ms)."""
+    path = KERNELS / f"{name}.ptx"
+    if BACKEND != "sim":
+        return dev.load_ptx(path)
+    from engine.device import Module
+    from engine.ptx import load
+    if path not in _PROGRAMS:
+        _PROGRAMS[path] = load(path)
+    module = Module(dev, _PROGRAMS[path])
+    return module
