@@ -86,9 +86,10 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
     p->funcs = malloc((nfuncs ? nfuncs : 1) * sizeof *p->funcs);
     p->x = calloc(ninsts ? ninsts : 1, sizeof *p->x);
     p->flat = malloc((nopnds ? nopnds : 1) * sizeof *p->flat);
+    p->sb = malloc((nopnds ? nopnds : 1) * sizeof *p->sb);
     p->const_bank = malloc(const_bytes ? const_bytes : 1);
     uint64_t *cvals = malloc((nopnds ? nopnds : 1) * sizeof *cvals);
-    if (!p->ir || !p->opnds || !p->funcs || !p->x || !p->flat || !p->const_bank || !cvals) {
+    if (!p->ir || !p->opnds || !p->funcs || !p->x || !p->flat || !p->sb || !p->const_bank || !cvals) {
         snprintf(err, errlen, "out of memory");
         free(cvals);
         gs_program_destroy(p);
@@ -137,6 +138,18 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         x->irops = &p->opnds[ir->opnd];
         uint32_t *flat = &p->flat[ir->opnd];
         uint32_t nf = 0;
+        /* scoreboard lists share one region: reads grow up from the start, writes down from the end */
+        uint32_t span = 0;
+        for (uint32_t j = ir->opnd, t = 0; t < ir->nopnd && j < nopnds; t++) {
+            uint32_t nel = p->opnds[j].kind == GS_OK_VEC ? p->opnds[j].n : 0;
+            span += 1 + nel;
+            j += 1 + nel;
+        }
+        uint32_t *sb = &p->sb[ir->opnd];
+        uint32_t nrd = 0, nwr = 0, nprd = 0, npwr = 0;
+        for (int k = 0; k < 4; k++) x->prd[k] = -1;
+        x->pwr[0] = x->pwr[1] = -1;
+        if (ir->guard >= 0) x->prd[nprd++] = (int16_t)ir->guard;
         int top = 0;
         for (uint32_t j = ir->opnd; top < ir->nopnd && j < nopnds; top++) {
             const gs_ir_opnd *o = &p->opnds[j];
@@ -148,12 +161,15 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
                 int is_dst = top < ir->ndst;
                 switch (q->kind) {
                 case GS_OK_REG: v = (nconst + (uint32_t)q->reg) * GS_WARP;
-                    if (is_dst) { if (x->ndst < 4) x->dst_slot[x->ndst++] = (int32_t)(nconst + q->reg); }
-                    else if (x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    if (is_dst) { if (x->ndst < 4) x->dst_slot[x->ndst++] = (int32_t)(nconst + q->reg);
+                                  if (nrd + nwr < span) sb[span - 1 - nwr++] = nconst + (uint32_t)q->reg; }
+                    else { if (x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                           if (nrd + nwr < span) sb[nrd++] = nconst + (uint32_t)q->reg; }
                     break;
                 case GS_OK_IMM: v = cslot[j + e] * GS_WARP; break;
                 case GS_OK_PRED: v = (uint32_t)q->reg | ((q->flags & GS_OF_NEG) ? 0x80000000u : 0);
-                    if (is_dst) x->dst_pred = q->reg; else x->src_pred = q->reg;
+                    if (is_dst) { x->dst_pred = q->reg; if (npwr < 2) x->pwr[npwr++] = (int16_t)q->reg; }
+                    else { x->src_pred = q->reg; if (nprd < 4) x->prd[nprd++] = (int16_t)q->reg; }
                     break;
                 case GS_OK_SREG: v = q->n; break;
                 case GS_OK_MEM:
@@ -161,6 +177,7 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
                     x->mem_base = (int32_t)v == -1 ? -1 : (int32_t)v;
                     x->imm = q->imm;
                     if (q->reg >= 0 && x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    if (q->reg >= 0 && nrd + nwr < span) sb[nrd++] = nconst + (uint32_t)q->reg;
                     break;
                 default: v = GS_NO_SLOT; break;
                 }
@@ -172,6 +189,10 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         }
         x->ops = flat;
         x->nops = (uint16_t)nf;
+        x->rd = sb;
+        x->nrd = (uint16_t)nrd;
+        x->wr = sb + span - nwr;
+        x->nwr = (uint16_t)nwr;
         x->unit = (uint8_t)unit_of(x);
         x->fn = bind(x);
         if (!x->fn) {
@@ -200,7 +221,7 @@ int gs_inst_supported(const gs_ir_inst *ir, const gs_ir_opnd *opnds) {
 
 void gs_program_destroy(gs_program *p) {
     if (!p) return;
-    free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat);
+    free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
     free(p->const_regs); free(p->const_bank);
     free(p);
 }
