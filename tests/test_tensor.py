@@ -329,3 +329,137 @@ def test_ldmatrix_mma_register_math(dev, rng):
     ref, mag = a @ b, np.abs(a) @ np.abs(b)
     check_acc(dev.from_device(D).reshape(16, 8), ref, mag, "f32")
     check_acc(dev.from_device(Dh).reshape(16, 8), ref, mag, "f16")
+
+
+# ---------------------------------------------------------------- wgmma
+
+def _wgmma_forms():
+    import importlib.util
+    from tests.backends import KERNELS
+    spec = importlib.util.spec_from_file_location("tensor_wgmma_gen", KERNELS / "tensor_wgmma_gen.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen.FORMS
+
+
+WG_FORMS = _wgmma_forms()
+SWIZZLE_WIDTH = {0: 16, 1: 128, 2: 64, 3: 32}            # descriptor code -> bytes (16: none)
+ES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
+
+
+def canonical_layout(trans, sw, MN, K, es):
+    """Byte offsets (MN x K) of an operand read as MN x K in PTX's canonical shared-memory layout, and
+    its descriptor relative to a 1024-byte aligned region. K-major (trans 0) stores core matrices of
+    8 rows x 16 bytes (no swizzle: LBO steps along K, SBO along MN) or 8-row swizzle atoms of W-byte
+    rows (SBO steps 8 rows; LBO unused; the data sits kofs bytes into its rows, as when a kernel steps
+    along K inside a 128B atom); MN-major (trans 1) stores 8 k-rows of 16 bytes (none: SBO along MN,
+    LBO along K) or of W bytes (swizzled: LBO along MN, SBO along K). Swizzles XOR the 16-byte chunk
+    index (address bits 4..) with the row index within 8 (bits 7..)."""
+    W = SWIZZLE_WIDTH[sw]
+    mn, k = np.arange(MN)[:, None], np.arange(K)[None, :]
+    kb, mb = k * es, mn * es
+    if not trans:
+        if sw == 0:
+            off, start, lbo, sbo = (mn % 8) * 16 + (mn // 8) * 256 + kb % 16 + (kb // 16) * 128, 0, 128, 256
+        else:
+            kofs = {128: 64, 64: 32, 32: 0}[W]
+            off, start, lbo, sbo = kofs + (mn % 8) * W + (mn // 8) * 8 * W + kb, kofs, 16, 8 * W
+    else:
+        if sw == 0:
+            lbo = 128 * MN // 8
+            off, start, sbo = mb % 16 + (mb // 16) * 128 + (k % 8) * 16 + (k // 8) * lbo, 0, 128
+        else:
+            off, start, lbo, sbo = mb % W + (mb // W) * K * W + (k % 8) * W + (k // 8) * 8 * W, 0, K * W, 8 * W
+    off = off ^ (((off >> 7) & (W // 16 - 1)) << 4)
+    desc = (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | sw << 62
+    return off.astype(np.uint32), desc
+
+
+def _wg_acc_map(packed):
+    """accumulator register i of thread tid -> (row, col) of D (64 x N); packed f16: first of a pair"""
+    def f(tid, i):
+        w, g, t = tid // 32, (tid % 32) // 4, tid % 4
+        if packed:
+            return 16 * w + g + 8 * (i % 2), 8 * (i // 2) + 2 * t
+        return 16 * w + g + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * t + i % 2
+    return f
+
+
+def _wg_a_regs(abits, at):
+    """A (64 x K) in the registers of the 4 warps: warp w holds rows 16w.. like mma's A fragment."""
+    emap, n = {"f16": (_a16_k16, 8), "bf16": (_a16_k16, 8), "tf32": (_atf_k8, 4)}[at]
+    regs = np.zeros((128, 4), np.uint32)
+    for w in range(4):
+        regs[32 * w:32 * w + 32] = pack(abits[16 * w:16 * w + 16], at, emap, n)
+    return regs
+
+
+def _wg_inputs(rng, t, shape):
+    if t in ("e4m3", "e5m2"):
+        return fp8_inputs(rng, t, shape)
+    if t in ("s8", "u8"):
+        return inputs(rng, t, shape)
+    v, b = inputs(rng, t, shape)
+    return v, (b.view(np.uint32) if t == "tf32" else b)
+
+
+@pytest.mark.parametrize("name", sorted(WG_FORMS))
+def test_wgmma_every_swizzle_and_major(dev, rng, name):
+    at, bt, dt, N, a_regs, ta, tb, sa, sb = WG_FORMS[name]
+    es = ES[at]
+    K = 32 // es
+    m = load_kernels(dev, "tensor_wgmma.sm90a")
+    packed = dt == "f16"
+    nd = N // 4 if packed else N // 2
+    amap = _wg_acc_map(packed)
+    combos = [(0, 1, 1), (1, 2, 0), (2, 3, 1), (3, 0, 1)]    # (A swizzle, B swizzle, scale-d)
+    for swa, swb, scale_d in combos:
+        a, abits = _wg_inputs(rng, at, (64, K))
+        b, bbits = _wg_inputs(rng, bt, (K, N))
+        if dt == "s32":
+            c = rng.integers(-2**20, 2**20, (64, N)).astype(np.int32)
+        else:
+            c = rng.uniform(-1, 1, (64, N)).astype(NP_ACC[dt])
+        offa, desca = canonical_layout(ta, swa, 64, K, es)
+        offb, descb = canonical_layout(tb, swb, N, K, es)
+        for off, size in ((offa, 16384), (offb, 32768)):
+            assert len(np.unique(off)) == off.size and off.max() + es <= size
+        cregs = np.zeros((128, nd), np.uint32)
+        cbits = elem_bits(c, "f16" if packed else "f32")
+        for tid in range(128):
+            for i in range(nd):
+                r, col = amap(tid, i)
+                cregs[tid, i] = cbits[r, col] | (cbits[r, col + 1] << np.uint64(16) if packed else 0)
+        aregs = _wg_a_regs(abits, at) if a_regs else np.zeros((128, 4), np.uint32)
+        dbuf = dev.alloc(128 * nd, np.uint32)
+        args = [dev.to_device(abits), dev.to_device(bbits), dev.to_device(aregs),
+                dev.to_device(offa.reshape(-1)), dev.to_device(offb.T.reshape(-1)), desca, descb,
+                dev.to_device(cregs), dbuf, scale_d]
+        dev.launch(m.kernel(name), 1, 128, args, shared=1024 + 16384 + 32768)
+        dregs = dev.from_device(dbuf).reshape(128, nd)
+        d = np.zeros((64, N), np.float64)
+        for tid in range(128):
+            for i in range(nd):
+                r, col = amap(tid, i)
+                v = int(dregs[tid, i])
+                if packed:
+                    d[r, col:col + 2] = np.array([v & 0xFFFF, v >> 16], np.uint16).view(np.float16)
+                else:
+                    d[r, col] = np.array([v], np.uint32).view(np.int32 if dt == "s32" else np.float32)[0]
+        cc = c.astype(np.float64) if scale_d else 0.0
+        ref = (sa * a) @ (sb * b) + cc
+        mag = np.abs(a) @ np.abs(b) + np.abs(cc)
+        check_acc(d, ref, mag, dt)
+
+
+@sim_only
+def test_wgmma_descriptor_outside_shared_memory_faults(dev, rng):
+    from engine.errors import MemoryFault
+    m = load_kernels(dev, "tensor_wgmma.sm90a")
+    offa, desca = canonical_layout(0, 0, 64, 16, 2)
+    offb, descb = canonical_layout(0, 0, 8, 16, 2)
+    z = lambda n, dt=np.uint32: dev.to_device(np.zeros(n, dt))
+    args = [z(64 * 16, np.uint16), z(16 * 8, np.uint16), z(512), dev.to_device(offa.reshape(-1)),
+            dev.to_device(offb.T.reshape(-1)), desca, descb | 0x3000, z(128 * 4), z(128 * 4), 1]
+    with pytest.raises(MemoryFault, match="wgmma: descriptor .* outside the .* bytes of shared memory"):
+        dev.launch(m.kernel("wg_f16_f32_n8_rs_t0"), 1, 128, args, shared=1024 + 16384 + 32768)

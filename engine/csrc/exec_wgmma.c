@@ -100,8 +100,11 @@ static wg_form form_of(const gs_xinst *x) {
     return f;
 }
 
-/* value of the immediate (or register) operand at flat index i, lane 0 */
-static inline int64_t imm_at(const gs_warp *w, const gs_xinst *x, int i) { return (int64_t)w->R[x->ops[i]]; }
+/* the immediate operand at flat index i (lane 0 of its constant slot). The front end may hand an
+ * integer immediate of a float-typed instruction over as f32 bits (-1 as 0xbf800000), so the sign is
+ * read from bit 31 and non-zero means "set", which both encodings agree on. */
+static inline uint64_t imm_at(const gs_warp *w, const gs_xinst *x, int i) { return w->R[x->ops[i]]; }
+static inline int imm_negative(const gs_warp *w, const gs_xinst *x, int i) { return (int)((imm_at(w, x, i) >> 31) & 1u); }
 
 GS_HANDLER(h_wgmma) {
     wg_form f = form_of(x);
@@ -114,8 +117,8 @@ GS_HANDLER(h_wgmma) {
                                                    : imm_at(w, x, si) != 0;
     int sixteen = f.at == GS_T_F16 || f.at == GS_T_BF16;
     int has_scales = nt >= 6;
-    double sa = has_scales && imm_at(w, x, si + 1) < 0 ? -1.0 : 1.0;
-    double sb = has_scales && imm_at(w, x, si + 2) < 0 ? -1.0 : 1.0;
+    double sa = has_scales && imm_negative(w, x, si + 1) ? -1.0 : 1.0;
+    double sb = has_scales && imm_negative(w, x, si + 2) ? -1.0 : 1.0;
     int trans_a = sixteen && !f.a_regs && nt == 8 && imm_at(w, x, si + 3) != 0;
     int trans_b = sixteen && (nt == 8 || (nt == 7 && f.a_regs)) && imm_at(w, x, x->nops - 1) != 0;
     double a[16 * 32];
