@@ -49,11 +49,17 @@ class _Module:
         with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
             f.write(text)
             path = f.name
-        self._mod = cp.RawModule(path=path)
-        os.unlink(path)
+        self._mod = cp.RawModule(path=path)   # CuPy reads the file when a function is first asked for:
+        self._path = path                      # keep it until the module goes
         self._params = {}
         for m in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)\)", text, re.S):
             self._params[m.group(1)] = re.findall(r"\.param\s+\.(\w+)", m.group(2))
+
+    def __del__(self):
+        try:
+            os.unlink(self._path)
+        except OSError:
+            pass
 
     def kernel(self, name: str) -> _Kernel:
         return _Kernel(self._mod.get_function(name), name, self._params[name])

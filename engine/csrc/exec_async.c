@@ -13,7 +13,7 @@
  *   bit  63     parity of the current phase
  * A phase completes when the pending arrivals and the transaction count are both zero: the parity
  * flips and the pending count is reloaded from the expected count. The `state` an arrive returns is
- * the object as it was before that arrival (so it names the phase arrived on); test_wait/try_wait
+ * the object as it was before that warp's arrival (so it names the phase arrived on); test_wait/try_wait
  * with a state, or with .parity and a phase parity, are true once that phase has completed, i.e.
  * when the current parity differs. try_wait never blocks here; the loop around it spins.
  *
@@ -139,14 +139,25 @@ GS_HANDLER(h_mbarrier) {
         }
         return GS_X_NEXT;
     case GS_MBAR_ARRIVE: case GS_MBAR_ARRIVE_DROP: {
+        /* The lanes of a warp that name one mbarrier arrive together, as one update of the summed
+         * count (and transaction bytes): every such lane gets the same state, the object before the
+         * warp's arrival (as seen on an H200: pending_count of the states is per warp). */
         int etx = (x->aux & MBAR_EXPECT_TX) != 0;
         uint64_t *d = has_dst && x->ops[0] != NO_SLOT ? gs_opr(w, x, 0) : NULL;
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            uint32_t count = (!etx && arg) ? (uint32_t)arg[l] : 1u;
-            int32_t tx = etx ? (int32_t)(uint32_t)arg[l] : 0;
-            uint64_t st = mbar_arrive(ptr[l], count, sub == GS_MBAR_ARRIVE_DROP, tx);
-            if (d) d[l] = st;
+        for (uint32_t todo = m; todo;) {
+            uint8_t *p = ptr[__builtin_ctz(todo)];
+            uint32_t group = 0, count = 0;
+            int32_t tx = 0;
+            for (uint32_t mm = todo; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                if (ptr[l] != p) continue;
+                group |= 1u << l;
+                count += (!etx && arg) ? (uint32_t)arg[l] : 1u;
+                tx += etx ? (int32_t)(uint32_t)arg[l] : 0;
+            }
+            uint64_t st = mbar_arrive(p, count, sub == GS_MBAR_ARRIVE_DROP, tx);
+            if (d) GS_LANES(group, l, d[l] = st);
+            todo &= ~group;
         }
         return GS_X_NEXT;
     }

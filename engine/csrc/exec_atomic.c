@@ -13,9 +13,9 @@
  * a time, so any number of threads on one address are serialised deterministically; every lane gets
  * the value before its own update, as on hardware for some order of the lanes.
  *
- * Numerics: atom/red .add.f32 rounds to nearest even and flushes subnormal inputs and results to
- * sign-preserving zero (PTX: "atom.add.f32 ... flushes subnormal inputs and results"); .f64 keeps
- * subnormals. f16/bf16 adds are computed in f32 and rounded once to the 16-bit format: the exact sum
+ * Numerics: atom/red .add.f32 on global memory rounds to nearest even and flushes subnormal inputs
+ * and results to sign-preserving zero (PTX: "atom.add.f32 ... flushes subnormal inputs and results");
+ * on shared memory an H200 keeps subnormals (IEEE add), and so do we; .f64 keeps them everywhere. f16/bf16 adds are computed in f32 and rounded once to the 16-bit format: the exact sum
  * of two f16 (11-bit) or bf16 (8-bit significand) values rounded to f32 (24 bits) and then to the
  * narrow format equals the directly rounded sum, since 24 >= 2*11 + 2 (double rounding is innocuous).
  */
@@ -48,13 +48,15 @@ static uint16_t op16(int sub, int bf, uint16_t a, uint16_t b) {
     return sub == GS_ATOM_ADD ? add16(bf, a, b) : minmax16(bf, a, b, sub == GS_ATOM_MAX);
 }
 
-/* the new memory value for one element: old (bits wide, zero-extended), operand b, cas operand cc */
-static uint64_t apply(int sub, int t, uint64_t old, uint64_t b, uint64_t cc, int bits) {
+/* the new memory value for one element: old (bits wide, zero-extended), operand b, cas operand cc;
+ * ftz: flush f32 subnormals (global memory) */
+static uint64_t apply(int sub, int t, uint64_t old, uint64_t b, uint64_t cc, int bits, int ftz) {
     uint64_t mask = gs_width_mask(bits);
     b &= mask;
     switch (sub) {
     case GS_ATOM_ADD:
-        if (t == GS_T_F32) return gs_bits_f32(ftz32(ftz32(gs_f32(old)) + ftz32(gs_f32(b))));
+        if (t == GS_T_F32 && ftz) return gs_bits_f32(ftz32(ftz32(gs_f32(old)) + ftz32(gs_f32(b))));
+        if (t == GS_T_F32) return gs_bits_f32(gs_f32(old) + gs_f32(b));
         if (t == GS_T_F64) return gs_bits_f64(gs_f64(old) + gs_f64(b));
         break;
     case GS_ATOM_MIN: case GS_ATOM_MAX: {
@@ -85,6 +87,12 @@ static uint64_t apply(int sub, int t, uint64_t old, uint64_t b, uint64_t cc, int
     return (old + b) & mask;                                  /* integer add wraps */
 }
 
+/* does the access of a lane (address addr in state space `space`) go to shared memory? */
+static inline int is_shared(int space, uint64_t addr) {
+    if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) return 1;
+    return space == GS_SPACE_GENERIC && addr >= GS_SHARED_WINDOW && addr < GS_SHARED_WINDOW + GS_WINDOW_SIZE;
+}
+
 /* atom: ops = d[vec], [a], b[vec]{, c}{, policy};  red: ops = [a], b[vec]{, policy} */
 GS_HANDLER(h_atom) {
     int isred = x->op == GS_OP_RED;
@@ -102,12 +110,13 @@ GS_HANDLER(h_atom) {
     uint64_t mask = gs_width_mask(bits);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
+        int ftz = !is_shared(x->space, w->maddr[l]);
         for (int e = 0; e < n; e++) {
             uint8_t *p = ptr[l] + (size_t)e * (size_t)bytes;
             uint64_t old = 0;
             memcpy(&old, p, (size_t)bytes);                   /* little endian: low bytes */
             old &= mask;
-            uint64_t nv = apply(x->sub, x->type, old, gs_opr(w, x, bi + e)[l], pc ? pc[l] : 0, bits);
+            uint64_t nv = apply(x->sub, x->type, old, gs_opr(w, x, bi + e)[l], pc ? pc[l] : 0, bits, ftz);
             memcpy(p, &nv, (size_t)bytes);
             if (!isred && x->ops[e] != 0xffffffffu) gs_opr(w, x, e)[l] = old;
         }

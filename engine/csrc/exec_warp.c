@@ -146,13 +146,12 @@ GS_HANDLER(h_redux) {
     return GS_X_NEXT;
 }
 
-/* activemask.b32 d: the lanes active on the current path (the SIMT stack's top entry), whether or
- * not a guard holds them off this instruction. */
+/* activemask.b32 d: the lanes executing it. Under a guard that is the lanes whose guard holds (as
+ * an H200 answers: @p activemask gives the mask of p among the active lanes). */
 GS_HANDLER(h_activemask) {
     (void)c;
-    uint32_t active = w->sp > 0 ? w->stack[w->sp - 1].mask : m;
     uint64_t *d = gs_opr(w, x, 0);
-    GS_LANES(m, l, d[l] = active);
+    GS_LANES(m, l, d[l] = m);
     return GS_X_NEXT;
 }
 

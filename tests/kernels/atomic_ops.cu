@@ -76,6 +76,22 @@ extern "C" __global__ void f32_add_subnormal(float *cells, const float *v, float
     olds[t] = atomicAdd(cells + t, v[t]);
 }
 
+// The same on shared memory (olds) and with red on global memory (no return value).
+extern "C" __global__ void f32_add_subnormal_shared(float *cells, const float *v, float *olds) {
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t] = cells[t];
+    __syncthreads();
+    olds[t] = atomicAdd(&s[t], v[t]);
+    __syncthreads();
+    cells[t] = s[t];
+}
+extern "C" __global__ void f32_red_subnormal(float *cells, const float *v, float *olds) {
+    unsigned t = gtid();
+    olds[t] = cells[t];
+    asm volatile("red.global.add.f32 [%0], %1;" :: "l"(cells + t), "f"(v[t]) : "memory");
+}
+
 // Shared-memory counters under contention inside a CTA, then one global write per CTA.
 extern "C" __global__ void shared_contend(const unsigned *v, unsigned *out) {
     __shared__ unsigned s[4];
