@@ -2,7 +2,8 @@
 
     from tests.backends import dev, sim_only   # noqa: F401  (the fixture overrides conftest's)
 
-With SIMTSCOPE_TEST_BACKEND=cupy the `dev` fixture is a `CupyDevice`: the same small API as
+With SIMTSCOPE_TEST_BACKEND=timing the kernels run in the timing model instead of the functional
+core (same results expected). With SIMTSCOPE_TEST_BACKEND=cupy the `dev` fixture is a `CupyDevice`: the same small API as
 engine.device.Device (load_ptx, to_device, alloc, from_device, launch), backed by CuPy on the machine's
 GPU. The same tests then check the numpy references against the hardware, which is how the references
 for undocumented corners (shfl clamps, fragment layouts, descriptor swizzles) were confirmed on an H200.
@@ -23,7 +24,7 @@ import pytest
 BACKEND = os.environ.get("SIMTSCOPE_TEST_BACKEND", "sim")
 KERNELS = Path(__file__).resolve().parent / "kernels"
 
-sim_only = pytest.mark.skipif(BACKEND != "sim", reason="simulator behaviour (undefined or faulting on hardware)")
+sim_only = pytest.mark.skipif(BACKEND == "cupy", reason="simulator behaviour (undefined or faulting on hardware)")
 
 _SCALAR = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16, "b16": np.uint16,
            "u32": np.uint32, "s32": np.int32, "b32": np.uint32, "f32": np.float32, "u64": np.uint64,
@@ -104,10 +105,27 @@ class CupyDevice:
         self.cp.cuda.runtime.deviceSynchronize()
 
 
+class TimingDevice:
+    """engine.device.Device whose launches run in the timing model (engine.timing.TimingSim, H200)."""
+
+    def __init__(self):
+        from engine.timing import TimingSim
+        self.sim = TimingSim("h200")
+        self.device = self.sim.device
+
+    def __getattr__(self, name):
+        return getattr(self.device, name)
+
+    def launch(self, kernel, grid, block, args=(), shared: int = 0, **_):
+        return self.sim.launch(kernel, grid, block, args, shared=shared, max_cycles=100_000_000)
+
+
 @pytest.fixture
 def dev():
     if BACKEND == "cupy":
         return CupyDevice()
+    if BACKEND == "timing":
+        return TimingDevice()
     from engine.device import Device
     return Device()
 
@@ -119,11 +137,11 @@ def load_kernels(dev, name: str):
     """tests/kernels/NAME.ptx as a module of dev. The simulator's parsed program is kept for the
     session (parsing a large PTX file takes about a second; binding it to a device takes ms)."""
     path = KERNELS / f"{name}.ptx"
-    if BACKEND != "sim":
+    if BACKEND == "cupy":
         return dev.load_ptx(path)
     from engine.device import Module
     from engine.ptx import load
     if path not in _PROGRAMS:
         _PROGRAMS[path] = load(path)
-    module = Module(dev, _PROGRAMS[path])
+    module = Module(getattr(dev, "device", dev), _PROGRAMS[path])
     return module

@@ -198,16 +198,19 @@ GS_HANDLER(h_cp_async) {
             return gs_fault_set(c, w, x, GS_FAULT_INVALID, l, 0, GS_SPACE_GLOBAL,
                                 "cp.async: src-size %u exceeds cp-size %u", n, cp);
         nread[l] = n;
-        w->maddr[l] = mem_addr(w, x, 1, 1, l);
         if (n == cp) full |= 1u << l;
         else if (n) part |= 1u << l;
     });
+    /* the destination first, so that the access left for the timing model is the global read */
+    GS_LANES(m, l, w->maddr[l] = mem_addr(w, x, 0, 0, l));
+    if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_SHARED, m, cp, cp, 1, dp)) return GS_X_FAULT;
     int src_space = (int)((x->aux >> 8) & 0xfu);
     if (!src_space) src_space = GS_SPACE_GLOBAL;
+    GS_LANES(m, l, w->maddr[l] = mem_addr(w, x, 1, 1, l));
     if (full && gs_mem_resolve(c, w, x, src_space, full, cp, cp, 0, sp)) return GS_X_FAULT;
     for (uint32_t mm = part; mm; mm &= mm - 1) {          /* a partial source: only its bytes */
         int l = __builtin_ctz(mm);
-        uint64_t a = mem_addr(w, x, 1, 1, l);
+        uint64_t a = w->maddr[l];
         if (a % cp)
             return gs_fault_set(c, w, x, GS_FAULT_MISALIGNED, l, a, src_space,
                                 "misaligned cp.async source 0x%llx (cp-size %u)", (unsigned long long)a, cp);
@@ -218,8 +221,10 @@ GS_HANDLER(h_cp_async) {
                                 (unsigned long long)a);
         sp[l] = al->host + (a - al->base);
     }
-    GS_LANES(m, l, w->maddr[l] = mem_addr(w, x, 0, 0, l));
-    if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_SHARED, m, cp, cp, 1, dp)) return GS_X_FAULT;
+    w->mmask = full | part;                               /* the read, as the timing model sees it */
+    w->msize = (uint8_t)cp;
+    w->mspace = (uint8_t)src_space;
+    w->mwrite = 0;
     GS_LANES(m, l, {
         uint32_t n = nread[l];
         if (n) memmove(dp[l], sp[l], n);
@@ -243,21 +248,22 @@ GS_HANDLER(h_cp_bulk) {
             return gs_fault_set(c, w, x, GS_FAULT_MISALIGNED, l, size % 16 ? size : (da % 16 ? da : sa),
                                 dst_space, "cp.async.bulk: size %u and addresses 0x%llx, 0x%llx must be "
                                 "multiples of 16", size, (unsigned long long)da, (unsigned long long)sa);
+        uint8_t *bar[GS_WARP];
+        if ((x->aux & AUX_COMPLETE_TX) && mbar_resolve(c, w, x, 1u << l, 3, 3, bar)) return GS_X_FAULT;
         if (size) {
-            /* resolve both ranges as one access each: one lane, the whole size, 16-byte aligned */
+            /* each range as one access of one lane (the whole size, 16-byte aligned), the global one
+             * last so that it is the access the timing model sees */
             uint8_t *s[GS_WARP], *d[GS_WARP];
-            w->maddr[l] = sa;
-            if (gs_mem_resolve(c, w, x, src_space ? src_space : GS_SPACE_GLOBAL, 1u << l, size, 16, 0, s))
-                return GS_X_FAULT;
-            w->maddr[l] = da;
-            if (gs_mem_resolve(c, w, x, dst_space, 1u << l, size, 16, 1, d)) return GS_X_FAULT;
+            int ss = src_space ? src_space : GS_SPACE_GLOBAL, src_last = ss == GS_SPACE_GLOBAL;
+            for (int k = 0; k < 2; k++) {
+                int is_src = (k == 1) == src_last;
+                w->maddr[l] = is_src ? sa : da;
+                if (gs_mem_resolve(c, w, x, is_src ? ss : dst_space, 1u << l, size, 16, !is_src, is_src ? s : d))
+                    return GS_X_FAULT;
+            }
             memmove(d[l], s[l], size);
         }
-        if (x->aux & AUX_COMPLETE_TX) {
-            uint8_t *ptr[GS_WARP];
-            if (mbar_resolve(c, w, x, 1u << l, 3, 3, ptr)) return GS_X_FAULT;
-            mbar_tx(ptr[l], -(int32_t)size);
-        }
+        if (x->aux & AUX_COMPLETE_TX) mbar_tx(bar[l], -(int32_t)size);
     }
     return GS_X_NEXT;
 }
