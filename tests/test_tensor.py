@@ -478,6 +478,8 @@ def _triton(dev, name):
     from pathlib import Path
     path = Path(__file__).resolve().parent / "fixtures" / "ptx" / "triton" / name
     if BACKEND == "cupy":
+        if ".version 9.4" in path.read_text()[:200]:
+            pytest.skip("Triton 3.9 wrote PTX ISA 9.4 for sm_90a; the H200's driver (CUDA 13.0) reads up to 9.0")
         return dev.load_ptx(path)
     from engine.errors import UnsupportedInstruction
     try:
