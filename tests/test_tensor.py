@@ -11,7 +11,9 @@ is the correctly rounded exact value: we allow 1 ulp of the result (SIM_ULPS). H
 align and truncate the addends to about f32 precision of the largest one, so their error is bounded by
 a few units of 2^-23 times the magnitude sum |A||B| + |C|; HW_REL = 2^-19 covers K = 16 products and
 the accumulator with margin. f16 accumulators: the simulator rounds the f32 result once more to f16
-(1 f16 ulp); hardware accumulates at f16 precision, bounded by 2^-9 of the magnitude.
+(1 f16 ulp); hardware accumulates at f16 precision, bounded by 2^-9 of the magnitude. wgmma with fp8
+inputs sums with about 13 bits on an H200 (HW_REL_FP8_WGMMA = 2^-11). All of this was run on an H200
+through the CuPy backend (tests/backends.py): every hardware result was within these bounds.
 """
 import numpy as np
 import pytest
