@@ -248,7 +248,10 @@ gs_handler gs_bind_mem(const gs_xinst *x);
 gs_handler gs_bind_ctrl(const gs_xinst *x);
 gs_handler gs_bind_warp(const gs_xinst *x);
 gs_handler gs_bind_atomic(const gs_xinst *x);
-gs_handler gs_bind_tensor(const gs_xinst *x);
+gs_handler gs_bind_wmma(const gs_xinst *x);
+gs_handler gs_bind_mma(const gs_xinst *x);
+gs_handler gs_bind_ldmatrix(const gs_xinst *x);
+gs_handler gs_bind_wgmma(const gs_xinst *x);
 gs_handler gs_bind_async(const gs_xinst *x);
 
 #endif
