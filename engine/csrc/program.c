@@ -46,7 +46,7 @@ static int unit_of(const gs_xinst *x) {
     switch (x->op) {
     case GS_OP_LD: case GS_OP_ST: case GS_OP_LDU: case GS_OP_ATOM: case GS_OP_RED:
     case GS_OP_CP_ASYNC: case GS_OP_LDMATRIX: case GS_OP_STMATRIX: case GS_OP_WMMA_LOAD:
-    case GS_OP_WMMA_STORE: case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_PREFETCH:
+    case GS_OP_WMMA_STORE: case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_REDUX: case GS_OP_PREFETCH:
     case GS_OP_MBARRIER:
         return GS_U_LDST;
     case GS_OP_WMMA_MMA: case GS_OP_MMA: case GS_OP_WGMMA_MMA:
