@@ -212,6 +212,7 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
                 case GS_OK_MEM:
                     v = q->reg >= 0 ? (nconst + (uint32_t)q->reg) * GS_WARP : GS_NO_SLOT;
                     x->mem_base = (int32_t)v == -1 ? -1 : (int32_t)v;
+                    x->mem32 = q->reg >= 0 && q->n > 0 && q->n <= 32;
                     x->imm = q->imm;
                     if (q->reg >= 0 && x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
                     if (q->reg >= 0 && nrd + nwr < span) sb[nrd++] = nconst + (uint32_t)q->reg;

@@ -152,26 +152,42 @@ static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t,
     return kind == 1 ? r : r + half;
 }
 
-/* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free) */
+/* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free).
+ * Words are bucketed by bank, so the common conflict-free access costs one pass over the lanes. */
 static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t *serial) {
     uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
     uint32_t words = w->msize > bb ? w->msize / bb : 1;
-    uint64_t seen[8 * GS_WARP];
-    uint32_t nseen = 0, per_bank[128] = {0}, worst = 1;
-    uint32_t same_max = 1;
+    if (words == 1 && banks == 32 && !atomic) {     /* common case: one word per lane, no conflict */
+        uint32_t touched = 0;
+        uint64_t first[32];
+        int conflict = 0;
+        for (uint32_t m = w->mmask; m; m &= m - 1) {
+            uint64_t word = w->maddr[__builtin_ctz(m)] / bb;
+            uint32_t b = (uint32_t)(word & 31);
+            if (!(touched & (1u << b))) { touched |= 1u << b; first[b] = word; }
+            else if (first[b] != word) { conflict = 1; break; }
+        }
+        if (!conflict) { *serial = 1; return 1; }
+    }
+    if (words > 8) words = 8;
+    uint64_t bucket[128][8];
+    uint8_t count[128];
+    memset(count, 0, banks);
+    uint32_t worst = 1;
     for (uint32_t m = w->mmask; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        uint64_t a = w->maddr[l] / bb;
-        for (uint32_t k = 0; k < words && k < 8; k++) {
+        uint64_t a = w->maddr[__builtin_ctz(m)] / bb;
+        for (uint32_t k = 0; k < words; k++) {
             uint64_t word = a + k;
-            int dup = 0;
-            for (uint32_t i = 0; i < nseen; i++) if (seen[i] == word) { dup = 1; break; }
-            if (dup) continue;
-            seen[nseen++] = word;
-            uint32_t b = (uint32_t)(word % banks);
-            if (++per_bank[b] > worst) worst = per_bank[b];
+            uint32_t b = (uint32_t)(word & (banks - 1));
+            uint32_t c = count[b], i = 0;
+            while (i < c && i < 8 && bucket[b][i] != word) i++;
+            if (i < c) continue;                       /* same word: broadcast */
+            if (c < 8) bucket[b][c] = word;
+            count[b] = (uint8_t)(c + 1);
+            if (c + 1 > worst) worst = c + 1;
         }
     }
+    uint32_t same_max = 1;
     if (atomic) {                                      /* same-address lanes serialise */
         for (uint32_t m = w->mmask; m; m &= m - 1) {
             int l = __builtin_ctz(m);

@@ -242,8 +242,13 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         tw->cta = NULL;
         sm->warps_used--;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
-        for (uint32_t i = 0; i < sc->nwarps; i++)
-            if (sc->warps[i] == s) { sc->warps[i] = sc->warps[--sc->nwarps]; break; }
+        for (uint32_t i = 0; i < sc->nwarps; i++)      /* keep launch (age) order */
+            if (sc->warps[i] == s) {
+                memmove(&sc->warps[i], &sc->warps[i + 1], (sc->nwarps - i - 1) * sizeof *sc->warps);
+                sc->nwarps--;
+                break;
+            }
+        if (sc->last == (int32_t)s) sc->last = -1;
         if (--tc->nwarps_left == 0) free_cta(ts, sm, tc, tw->drain_at > now ? tw->drain_at : now);
     }
     sm->min_drain = nd;
