@@ -69,7 +69,8 @@ SCHEMA: list[P] = [
     P("sm.icache_assoc", int, 8, "ways", 1, 64),
     P("sm.icache_miss_cycles", int, 200, "cycles", 0, 100000),
     P("sm.inst_bytes", int, 16, "bytes", 4, 64, doc="bytes per instruction for fetch (SASS is 16 B)"),
-    P("sm.barrier_latency_cycles", int, 20, "cycles", 0, 10000, doc="from the last arrival until waiters issue"),
+    P("sm.barrier_latency_cycles", int, 12, "cycles", 0, 10000, doc="from the last arrival until waiters issue"),
+    P("sm.barrier_per_warp_cycles", int, 2, "cycles/warp", 0, 1000, doc="added per warp of the CTA"),
     P("sm.dispatch_latency_cycles", int, 1, "cycles", 0, 100, doc="minimum cycles between two issues of one warp"),
 ]
 for u in UNITS:
@@ -93,9 +94,11 @@ SCHEMA += [
     P("shared.banks", int, 32, "banks", 1, 128),
     P("shared.bank_bytes", int, 4, "bytes", 1, 64),
     P("shared.latency_cycles", int, 23, "cycles", 1, 10000),
-    P("shared.atomic_cycles", int, 2, "cycles", 1, 1000, doc="extra cycles per serialised shared atomic"),
+    P("shared.atomic_cycles", int, 1, "cycles", 1, 1000, doc="extra cycles per serialised shared atomic"),
+    P("shared.conflict_latency_cycles", int, 2, "cycles", 0, 1000, doc="extra latency per extra wavefront"),
 
-    P("const.latency_cycles", int, 4, "cycles", 1, 10000, doc="ld.const hit / ld.param (constant bank)"),
+    P("const.latency_cycles", int, 28, "cycles", 1, 10000, doc="ld.const hit (LDC)"),
+    P("const.param_latency_cycles", int, 4, "cycles", 1, 10000, doc="ld.param (a constant-bank operand in SASS)"),
     P("const.miss_latency_cycles", int, 200, "cycles", 1, 100000),
 
     P("icnt.latency_cycles", int, 100, "cycles", 0, 100000, doc="SM to L2 slice, one way"),
@@ -109,12 +112,17 @@ SCHEMA += [
     P("l2.hit_latency_cycles", int, 100, "cycles", 1, 100000, doc="inside the slice, on top of the interconnect"),
     P("l2.bytes_per_cycle", int, 64, "bytes/cycle", 1, 4096, doc="per slice"),
     P("l2.hash", str, "xor", "", choices=tuple(L2_HASH)),
-    P("l2.atomic_cycles", int, 2, "cycles", 1, 10000, doc="slice atomic unit busy time per lane operation"),
+    P("l2.partitions", int, 1, "partitions", 1, 16, doc="L2 halves; far data is copied into the near one"),
+    P("l2.far_latency_cycles", int, 0, "cycles", 0, 100000, doc="extra round trip to the far partition"),
+    P("l2.atomic_ops_per_cycle", float, 2.0, "ops/cycle", 0.001, 1000, doc="slice atomic unit throughput"),
+    P("l2.atomic_same_address_cycles", float, 1.5, "cycles", 0, 10000,
+      doc="serialisation of atomics on one address (read-modify-write)"),
     P("l2.atomic_latency_cycles", int, 30, "cycles", 1, 100000),
 
     P("dram.channels", int, 32, "channels", 1, 1024),
     P("dram.bandwidth_gbps", float, 4800.0, "GB/s", 1, 100000, doc="peak, all channels"),
-    P("dram.efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak"),
+    P("dram.efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, reads"),
+    P("dram.write_efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, writes"),
     P("dram.latency_ns", float, 400.0, "ns", 1, 100000, doc="from the slice to data back at the slice"),
     P("dram.policy", str, "open_row", "", choices=tuple(DRAM_POLICY)),
     P("dram.banks", int, 16, "banks/channel", 1, 1024),
@@ -272,6 +280,7 @@ def _check_consistency(v: dict, where: str) -> None:
     need(v["sm.max_threads"] <= 32 * v["sm.max_warps"], "sm.max_threads exceeds 32 * sm.max_warps")
     lines = v["l2.size_kib"] * 1024 // v["l2.line_bytes"]
     need(lines % (v["l2.slices"] * v["l2.assoc"]) == 0, "l2.size_kib must divide into slices * assoc whole sets")
+    need(v["l2.slices"] % v["l2.partitions"] == 0, "l2.slices must be a multiple of l2.partitions")
     need(v["l1.line_bytes"] & (v["l1.line_bytes"] - 1) == 0 and v["l2.line_bytes"] & (v["l2.line_bytes"] - 1) == 0,
          "line sizes must be powers of two")
 

@@ -61,6 +61,7 @@ struct gs_xinst {
     uint32_t aux;
     int64_t imm;              /* memory offset of the MEM operand, if any */
     int32_t mem_base;         /* register offset of the MEM base, or -1 */
+    uint8_t mem32;            /* the base register is 32-bit: the address arithmetic wraps at 2^32 */
     /* timing: registers written and read (slot numbers; constants excluded), predicates */
     uint8_t ndst, nsrc;
     int32_t dst_slot[4], src_slot[6];
@@ -220,7 +221,15 @@ int gs_mem_resolve(gs_ctx *c, gs_warp *w, const gs_xinst *x, int space, uint32_t
 /* warp control (warp.c) */
 void gs_warp_exit_lanes(gs_warp *w, uint32_t m);
 int gs_warp_step(gs_ctx *c, gs_warp *w);
-int gs_warp_next_pc(const gs_warp *w);
+int gs_warp_next_pc_slow(const gs_warp *w);
+/* the pc the warp runs next (popping finished reconvergence entries), or -1 when it has none */
+static inline int gs_warp_next_pc(const gs_warp *w) {
+    if (w->sp > 0) {
+        const gs_simt *t = &w->stack[w->sp - 1];
+        if (t->mask != 0 && t->pc != t->rpc) return t->pc;
+    }
+    return gs_warp_next_pc_slow(w);
+}
 
 /* launches (func_run.c), shared with the timing model */
 int gs_launch_validate(gs_program *prog, const gs_launch_desc *d, uint32_t param_bytes, gs_fault *f);
@@ -248,7 +257,10 @@ gs_handler gs_bind_mem(const gs_xinst *x);
 gs_handler gs_bind_ctrl(const gs_xinst *x);
 gs_handler gs_bind_warp(const gs_xinst *x);
 gs_handler gs_bind_atomic(const gs_xinst *x);
-gs_handler gs_bind_tensor(const gs_xinst *x);
+gs_handler gs_bind_wmma(const gs_xinst *x);
+gs_handler gs_bind_mma(const gs_xinst *x);
+gs_handler gs_bind_ldmatrix(const gs_xinst *x);
+gs_handler gs_bind_wgmma(const gs_xinst *x);
 gs_handler gs_bind_async(const gs_xinst *x);
 
 #endif

@@ -107,7 +107,7 @@ static void close_interval(gs_tsim *ts, uint64_t start, uint64_t end) {
         for (uint32_t s = p; s < c->l2_slices; s += c->dram_channels) {
             gs_l2slice *sl = &ts->l2[s];
             acc += sl->iv_acc; hits += sl->iv_hits; miss += sl->iv_miss;
-            uint64_t bl = gs_res_backlog(&sl->port, end);
+            uint64_t bl = gs_cal_backlog(&sl->port, end);
             if (bl > q) q = bl;
             sl->iv_acc = sl->iv_hits = sl->iv_miss = 0;
         }
@@ -119,7 +119,7 @@ static void close_interval(gs_tsim *ts, uint64_t start, uint64_t end) {
             r->l2_misses = miss;
             r->dram_read_bytes = d->iv_rd;
             r->dram_write_bytes = d->iv_wr;
-            uint64_t dq = gs_res_backlog(&d->bus, end);
+            uint64_t dq = gs_cal_backlog(&d->bus, end);
             r->l2_queue = (uint16_t)(q > 65535 ? 65535 : q);
             r->dram_queue = (uint16_t)(dq > 65535 ? 65535 : dq);
         }

@@ -29,14 +29,12 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
 
 static int pick_gto(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
     if (sc->last >= 0 && eligible(ts, sc, &sm->tw[sc->last], now, next)) return sc->last;
-    int best = -1;
-    uint64_t best_age = GS_NEVER;
+    /* sc->warps is kept in launch order (tsm.c), so the first eligible warp is the oldest */
     for (uint32_t i = 0; i < sc->nwarps; i++) {
         int s = sc->warps[i];
-        gs_tw *tw = &sm->tw[s];
-        if (eligible(ts, sc, tw, now, next) && tw->age < best_age) { best = s; best_age = tw->age; }
+        if (eligible(ts, sc, &sm->tw[s], now, next)) return s;
     }
-    return best;
+    return -1;
 }
 
 static int pick_lrr(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {

@@ -9,6 +9,7 @@
 #define GS_TIMING_H
 #include "internal.h"
 #include "cache.h"
+#include "calendar.h"
 
 #define GS_NEVER UINT64_MAX
 #define GS_FIX 8                       /* resource times in 1/256 cycle */
@@ -72,18 +73,18 @@ typedef struct gs_subcore {
 
 typedef struct gs_tsm {
     int id;
+    uint32_t part;                     /* L2 partition the SM is attached to */
     gs_tw *tw;                         /* max_warps slots */
     gs_tcta *ctas;                     /* max_ctas slots */
     gs_subcore *sc;
     uint32_t warps_used, ctas_used, threads_used, regs_used, shared_used;
     uint64_t next_event;
-    uint64_t next_cta_at;              /* a CTA launch is due at (GS_NEVER: none) */
     uint64_t min_drain;
     /* memory pipeline */
     gs_cache l1;
     gs_res lsu;                        /* tag lookups */
     gs_res l1_data;                    /* data port bytes (shared and L1) */
-    gs_res icnt_out, icnt_in;          /* SM <-> L2 ports */
+    gs_cal icnt_out, icnt_in;          /* SM <-> L2 ports */
     uint64_t *mshr;                    /* completion cycle per MSHR entry (ring) */
     uint32_t mshr_next;
     gs_cache icache;
@@ -96,13 +97,13 @@ typedef struct gs_tsm {
 
 typedef struct gs_l2slice {
     gs_cache c;
-    gs_res port;                       /* sectors in/out of the slice */
-    gs_res atomic;                     /* the slice's atomic unit */
+    gs_cal port;                       /* sectors in/out of the slice */
+    gs_cal atomic;                     /* the slice's atomic unit */
     uint32_t iv_acc, iv_hits, iv_miss, iv_rd, iv_wr;
 } gs_l2slice;
 
 typedef struct gs_dram {
-    gs_res bus;
+    gs_cal bus;
     uint64_t *open_row;                /* per bank */
     uint32_t iv_rd, iv_wr;
 } gs_dram;
@@ -119,7 +120,9 @@ struct gs_tsim {
     gs_l2slice *l2;
     gs_dram *dram;
     /* derived config */
-    uint64_t dram_sector_cost;         /* fixed-point cycles per 32 bytes per channel */
+    uint64_t dram_sector_cost;         /* fixed-point cycles per 32 bytes per channel (reads) */
+    uint64_t dram_sector_cost_w;       /* (writes) */
+    uint64_t l2_atomic_cost;           /* fixed-point cycles per atomic lane operation */
     uint64_t dram_latency, dram_row_miss;
     uint64_t icnt_sector_cost, l2_sector_cost, l1_sector_cost;
     uint32_t l1_lines_max;
@@ -135,7 +138,9 @@ struct gs_tsim {
     gs_func_stats fstats;
     uint64_t now, start_cycle, end_cycle;
     uint64_t next_cta, total_ctas, ctas_done;
-    double dispatch_next;              /* GPU-wide CTA dispatcher */
+    double dispatch_next;              /* GPU-wide CTA dispatcher: next launch no earlier than this */
+    uint32_t rr;                       /* round-robin position of the dispatcher */
+    int room;                          /* some SM may have room for a CTA */
     uint32_t ctas_per_sm, warps_per_cta, threads_per_cta, regs_per_warp, shared_per_cta;
     uint32_t nslots, npreds;           /* per warp */
     uint64_t age;

@@ -35,7 +35,7 @@ static inline uint32_t channel_of(gs_tsim *ts, uint64_t addr) {
  * the slice (reads) or written (writes). */
 static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
     gs_dram *d = &ts->dram[channel_of(ts, addr)];
-    uint64_t start = gs_res_take(&d->bus, t, ts->dram_sector_cost);
+    uint64_t start = gs_cal_take(&d->bus, t, write ? ts->dram_sector_cost_w : ts->dram_sector_cost);
     uint64_t lat = ts->dram_latency;
     if (ts->cfg.dram_policy == 1) {                 /* open-row: a row-buffer miss costs extra */
         uint64_t row = addr / ts->cfg.dram_row_bytes;
@@ -53,14 +53,17 @@ static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
     return start + lat;
 }
 
-/* One sector at the L2 slice at cycle t. kind: 0 read, 1 write, 2 atomic (nops lane operations).
+/* One sector in one slice at cycle t. kind: 0 read, 1 write, 2 atomic (nops lane operations, at most
+ * `same` on one address). `home`: the slice owns the address (a miss goes to DRAM); otherwise it is a
+ * near-partition copy and a miss returns 0 so that the caller forwards the access to the home slice.
  * Returns the cycle the slice has the answer (data for reads/atomics, acceptance for writes). */
-static uint64_t l2_access(gs_tsim *ts, uint64_t addr, uint64_t t, int kind, uint32_t nops, uint64_t *t_dram) {
+static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in) {
     const gs_tconfig *cf = &ts->cfg;
     uint64_t line = addr / cf->l2_line_bytes;
-    uint32_t s = slice_of(ts, line);
     gs_l2slice *sl = &ts->l2[s];
-    uint64_t tin = gs_res_take(&sl->port, t, ts->l2_sector_cost);
+    uint64_t tin = gs_cal_take(&sl->port, t, ts->l2_sector_cost);
+    if (t_in) *t_in = tin;
     uint64_t set = (line / cf->l2_slices) % sl->c.sets;
     uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
     uint8_t bit = (uint8_t)(1u << sec);
@@ -69,65 +72,122 @@ static uint64_t l2_access(gs_tsim *ts, uint64_t addr, uint64_t t, int kind, uint
     sl->iv_acc++;
     if (kind == 1) ts->st.l2_write_sectors++;
     else if (kind == 0) ts->st.l2_read_sectors++;
-    uint64_t ready;
     int hit = idx >= 0 && (sl->c.valid[idx] & bit);
-    if (hit) {
+    uint64_t ready;
+    if (hit || kind == 1) {
+        /* a write "hits": write-allocate without fetch (byte masks), as ncu counts it */
         ts->st.l2_hits++;
         sl->iv_hits++;
-        ready = max64(tin + cf->l2_hit_latency_cycles, sl->c.ready[(size_t)idx * sl->c.nsect + sec]);
     } else {
         ts->st.l2_misses++;
         sl->iv_miss++;
-        if (idx < 0) {
-            uint64_t evl;
-            uint8_t evd;
-            idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-            for (uint32_t k = 0; k < sl->c.nsect; k++)      /* write back dirty sectors of the victim */
-                if (evd & (1u << k)) dram_access(ts, evl * cf->l2_line_bytes + k * cf->l2_sector_bytes, tin, 1);
-        }
-        if (kind == 1) {
-            ready = tin + cf->l2_hit_latency_cycles;         /* write-allocate without fetch (byte masks) */
-        } else {
-            ready = dram_access(ts, addr, tin + cf->l2_hit_latency_cycles, 0);
-            if (t_dram) *t_dram = ready;
-        }
-        sl->c.valid[idx] |= bit;
-        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = ready;
     }
+    if (idx < 0) {
+        if (!home && kind != 1) return 0;           /* near copy absent: go to the home slice */
+        uint64_t evl;
+        uint8_t evd;
+        idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        for (uint32_t k = 0; k < sl->c.nsect; k++)  /* write back dirty sectors of the victim */
+            if (evd & (1u << k)) dram_access(ts, evl * cf->l2_line_bytes + k * cf->l2_sector_bytes, tin, 1);
+    }
+    uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
     if (kind == 1) {
-        sl->c.dirty[idx] |= bit;
+        sl->c.valid[idx] |= bit;
+        if (home) sl->c.dirty[idx] |= bit;
+        if (*sr < tin) *sr = tin;
         return tin + cf->l2_hit_latency_cycles;
     }
-    if (kind == 2) {
+    if (hit) {
+        ready = tin + cf->l2_hit_latency_cycles;
+        if (*sr > ready) ready = *sr;
+    } else {
+        if (!home) return 0;
+        ready = dram_access(ts, addr, tin + cf->l2_hit_latency_cycles, 0);
+        if (t_dram) *t_dram = ready;
+        sl->c.valid[idx] |= bit;
+        *sr = ready;
+    }
+    if (kind == 2) {                                /* the slice's atomic unit */
         sl->c.dirty[idx] |= bit;
         ts->st.l2_atomic_ops += nops;
-        uint64_t ta = gs_res_take(&sl->atomic, ready, (uint64_t)nops * cf->l2_atomic_cycles << GS_FIX);
-        ready = ta + (uint64_t)nops * cf->l2_atomic_cycles + cf->l2_atomic_latency_cycles;
-        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = ready;
+        uint64_t start = gs_cal_take(&sl->atomic, ready, ts->l2_atomic_cost * nops);
+        uint64_t serial = (uint64_t)(same * cf->l2_atomic_same_address_cycles + 0.5);
+        ready = start + serial + cf->l2_atomic_latency_cycles;
+        *sr = start + serial;                       /* the next atomic on this sector waits */
     }
     return ready;
 }
 
-/* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free) */
+/* One sector at the L2 from an SM of partition `part`, arriving at t (see slice_access). With several
+ * partitions, an address owned by a far partition is looked up in a copy in the near one first. */
+static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                          uint32_t same, uint64_t *t_dram) {
+    const gs_tconfig *cf = &ts->cfg;
+    uint64_t line = addr / cf->l2_line_bytes;
+    uint32_t home = slice_of(ts, line);
+    uint32_t sps = cf->l2_slices / cf->l2_partitions;
+    if (cf->l2_partitions == 1 || home / sps == part)
+        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL);
+    uint32_t near = part * sps + home % sps;
+    uint64_t half = cf->l2_far_latency_cycles / 2, tin = 0;
+    if (kind == 0) {
+        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin);
+        if (r) return r;
+        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL) + half;
+        /* keep a copy in the near partition */
+        gs_l2slice *sl = &ts->l2[near];
+        uint64_t set = (line / cf->l2_slices) % sl->c.sets, evl;
+        uint8_t evd;
+        int64_t idx = gs_cache_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
+        sl->c.valid[idx] |= (uint8_t)(1u << sec);
+        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;
+        return r;
+    }
+    /* writes update the near copy and go on to the home slice; atomics execute at home */
+    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin);
+    else tin = t;
+    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL);
+    return kind == 1 ? r : r + half;
+}
+
+/* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free).
+ * Words are bucketed by bank, so the common conflict-free access costs one pass over the lanes. */
 static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t *serial) {
     uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
     uint32_t words = w->msize > bb ? w->msize / bb : 1;
-    uint64_t seen[8 * GS_WARP];
-    uint32_t nseen = 0, per_bank[128] = {0}, worst = 1;
-    uint32_t same_max = 1;
+    if (words == 1 && banks == 32 && !atomic) {     /* common case: one word per lane, no conflict */
+        uint32_t touched = 0;
+        uint64_t first[32];
+        int conflict = 0;
+        for (uint32_t m = w->mmask; m; m &= m - 1) {
+            uint64_t word = w->maddr[__builtin_ctz(m)] / bb;
+            uint32_t b = (uint32_t)(word & 31);
+            if (!(touched & (1u << b))) { touched |= 1u << b; first[b] = word; }
+            else if (first[b] != word) { conflict = 1; break; }
+        }
+        if (!conflict) { *serial = 1; return 1; }
+    }
+    if (words > 8) words = 8;
+    uint64_t bucket[128][8];
+    uint8_t count[128];
+    memset(count, 0, banks);
+    uint32_t worst = 1;
     for (uint32_t m = w->mmask; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        uint64_t a = w->maddr[l] / bb;
-        for (uint32_t k = 0; k < words && k < 8; k++) {
+        uint64_t a = w->maddr[__builtin_ctz(m)] / bb;
+        for (uint32_t k = 0; k < words; k++) {
             uint64_t word = a + k;
-            int dup = 0;
-            for (uint32_t i = 0; i < nseen; i++) if (seen[i] == word) { dup = 1; break; }
-            if (dup) continue;
-            seen[nseen++] = word;
-            uint32_t b = (uint32_t)(word % banks);
-            if (++per_bank[b] > worst) worst = per_bank[b];
+            uint32_t b = (uint32_t)(word & (banks - 1));
+            uint32_t c = count[b], i = 0;
+            while (i < c && i < 8 && bucket[b][i] != word) i++;
+            if (i < c) continue;                       /* same word: broadcast */
+            if (c < 8) bucket[b][c] = word;
+            count[b] = (uint8_t)(c + 1);
+            if (c + 1 > worst) worst = c + 1;
         }
     }
+    uint32_t same_max = 1;
     if (atomic) {                                      /* same-address lanes serialise */
         for (uint32_t m = w->mmask; m; m &= m - 1) {
             int l = __builtin_ctz(m);
@@ -163,6 +223,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint64_t lines[4 * GS_WARP];
     uint8_t masks[4 * GS_WARP];
     uint8_t lane_ops[4 * GS_WARP][8];
+    uint8_t same_ops[4 * GS_WARP][8];
     uint32_t nl = 0;
     uint32_t size = w->msize ? w->msize : 4;
     for (uint32_t m = w->mmask; m; m &= m - 1) {
@@ -175,10 +236,16 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             while (i < nl && lines[i] != line) i++;
             if (i == nl) {
                 if (nl == 4 * GS_WARP) break;
-                lines[nl] = line; masks[nl] = 0; memset(lane_ops[nl], 0, 8); nl++;
+                lines[nl] = line; masks[nl] = 0; memset(lane_ops[nl], 0, 8); memset(same_ops[nl], 0, 8); nl++;
             }
             masks[i] |= (uint8_t)(1u << sec);
             if (lane_ops[i][sec] < 255) lane_ops[i][sec]++;
+            if (atomic) {                               /* lanes on this very address serialise */
+                uint32_t same = 0;
+                for (uint32_t m2 = w->mmask; m2; m2 &= m2 - 1)
+                    same += w->maddr[__builtin_ctz(m2)] == a;
+                if (same > same_ops[i][sec]) same_ops[i][sec] = (uint8_t)(same > 255 ? 255 : same);
+            }
         }
     }
     ts->st.l1_requests += nl;
@@ -222,12 +289,13 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
                 uint64_t *e = &sm->mshr[sm->mshr_next++ % cf->l1_mshrs];
                 if (*e > depart) depart = *e;
             }
-            uint64_t t_out = gs_res_take(&sm->icnt_out, depart, write ? ts->icnt_sector_cost : ts->icnt_sector_cost / 4);
+            uint64_t t_out = gs_cal_take(&sm->icnt_out, depart, write ? ts->icnt_sector_cost : ts->icnt_sector_cost / 4);
             uint64_t t_l2in = t_out + cf->icnt_latency_cycles;
             uint64_t t_dram = 0;
-            uint64_t t_l2 = l2_access(ts, addr, t_l2in, atomic ? 2 : write, atomic ? lane_ops[i][sec] : 1, &t_dram);
+            uint64_t t_l2 = l2_access(ts, sm->part, addr, t_l2in, atomic ? 2 : write, atomic ? lane_ops[i][sec] : 1,
+                                      atomic ? same_ops[i][sec] : 1, &t_dram);
             uint64_t t_back = t_l2 + cf->icnt_latency_cycles;
-            uint64_t t_in = write ? t_back : gs_res_take(&sm->icnt_in, t_back, ts->icnt_sector_cost);
+            uint64_t t_in = write ? t_back : gs_cal_take(&sm->icnt_in, t_back, ts->icnt_sector_cost);
             if (!write) {
                 sm->mshr[(sm->mshr_next - 1) % cf->l1_mshrs] = t_in;
                 if (idx >= 0 && !atomic) {
@@ -267,7 +335,8 @@ uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, ui
             if (i == distinct) seen[distinct++] = a;
         }
         *kind = GS_WS_SHORT_SCOREBOARD;
-        return now + cf->const_latency_cycles + (distinct - 1);
+        uint64_t lat = space == GS_SPACE_PARAM ? cf->const_param_latency_cycles : cf->const_latency_cycles;
+        return now + lat + (distinct - 1);
     }
     if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) {
         uint32_t serial = 1;
@@ -280,7 +349,7 @@ uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, ui
         uint32_t busy = wf + (w->matomic ? (serial - 1) * cf->shared_atomic_cycles : 0);
         uint64_t t = gs_res_take(&sm->l1_data, now + 1, (uint64_t)busy << GS_FIX);
         *kind = GS_WS_SHORT_SCOREBOARD;
-        return t + cf->shared_latency_cycles + (busy - 1);
+        return t + cf->shared_latency_cycles + (uint64_t)(busy - 1) * cf->shared_conflict_latency_cycles;
     }
     int write = w->mwrite && !w->matomic;
     int atomic = w->matomic;

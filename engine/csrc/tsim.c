@@ -26,6 +26,8 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
     NEED(c->l2_line_bytes && c->l2_sector_bytes && c->l2_line_bytes % c->l2_sector_bytes == 0 &&
          c->l2_line_bytes / c->l2_sector_bytes <= 8, "bad l2 line/sector sizes");
     NEED(c->l2_slices >= 1 && c->l2_assoc >= 1 && c->l1_assoc >= 1, "l2.slices, l2.assoc, l1.assoc must be >= 1");
+    NEED(c->l2_partitions >= 1 && c->l2_slices % c->l2_partitions == 0, "l2.slices must be a multiple of l2.partitions");
+    NEED(c->l2_atomic_ops_per_cycle > 0 && c->dram_write_efficiency > 0, "atomic and write rates must be > 0");
     NEED(c->dram_channels >= 1 && c->dram_banks >= 1 && c->dram_row_bytes >= 1, "dram sizes must be >= 1");
     NEED(c->l1_mshrs >= 1 && c->l1_lookups_per_cycle >= 1 && c->l1_bytes_per_cycle >= 1, "l1 rates must be >= 1");
     NEED(c->shared_banks >= 1 && c->shared_banks <= 128 && c->shared_bank_bytes >= 1, "bad shared banks");
@@ -56,7 +58,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         sm->ctas = calloc(c->sm_max_ctas, sizeof *sm->ctas);
         sm->sc = calloc(c->sm_subcores, sizeof *sm->sc);
         sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr;
+        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || gs_cal_init(&sm->icnt_in) || gs_cal_init(&sm->icnt_out);
         if (!bad && c->sm_icache == 1)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
                                 c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
@@ -64,9 +66,10 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     uint64_t l2_lines_per_slice = (uint64_t)c->l2_size_kib * 1024 / c->l2_line_bytes / c->l2_slices;
     for (uint32_t i = 0; i < c->l2_slices && !bad; i++)
         bad = gs_cache_init(&ts->l2[i].c, l2_lines_per_slice * c->l2_line_bytes, c->l2_line_bytes,
-                            c->l2_sector_bytes, c->l2_assoc) != 0;
+                            c->l2_sector_bytes, c->l2_assoc) != 0 || gs_cal_init(&ts->l2[i].port) ||
+              gs_cal_init(&ts->l2[i].atomic);
     for (uint32_t i = 0; i < c->dram_channels && !bad; i++)
-        bad = !(ts->dram[i].open_row = calloc(c->dram_banks, sizeof(uint64_t)));
+        bad = !(ts->dram[i].open_row = calloc(c->dram_banks, sizeof(uint64_t))) || gs_cal_init(&ts->dram[i].bus);
     if (bad) {
         snprintf(err, errlen, "out of memory building the GPU");
         gs_tsim_destroy(ts);
@@ -77,6 +80,11 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     double dram_bpc = c->dram_bandwidth_gbps * 1e9 * c->dram_efficiency / clk / c->dram_channels;
     ts->dram_sector_cost = (uint64_t)llround(c->l2_sector_bytes / dram_bpc * 256.0);
     if (ts->dram_sector_cost == 0) ts->dram_sector_cost = 1;
+    ts->dram_sector_cost_w = (uint64_t)llround(ts->dram_sector_cost * c->dram_efficiency / c->dram_write_efficiency);
+    ts->l2_atomic_cost = (uint64_t)llround(256.0 / c->l2_atomic_ops_per_cycle);
+    if (ts->l2_atomic_cost == 0) ts->l2_atomic_cost = 1;
+    for (uint32_t s = 0; s < c->gpu_num_sms; s++)
+        ts->sms[s].part = (uint32_t)((uint64_t)s * c->l2_partitions / c->gpu_num_sms);
     ts->dram_latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
     ts->dram_row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
     ts->icnt_sector_cost = (uint64_t)c->l1_sector_bytes * 256 / c->icnt_sm_bytes_per_cycle;
@@ -113,11 +121,14 @@ void gs_tsim_destroy(gs_tsim *ts) {
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
         free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr);
+        gs_cal_free(&sm->icnt_in); gs_cal_free(&sm->icnt_out);
         gs_cache_free(&sm->l1);
         gs_cache_free(&sm->icache);
     }
-    for (uint32_t i = 0; ts->l2 && i < ts->cfg.l2_slices; i++) gs_cache_free(&ts->l2[i].c);
-    for (uint32_t i = 0; ts->dram && i < ts->cfg.dram_channels; i++) free(ts->dram[i].open_row);
+    for (uint32_t i = 0; ts->l2 && i < ts->cfg.l2_slices; i++) {
+        gs_cache_free(&ts->l2[i].c); gs_cal_free(&ts->l2[i].port); gs_cal_free(&ts->l2[i].atomic);
+    }
+    for (uint32_t i = 0; ts->dram && i < ts->cfg.dram_channels; i++) { free(ts->dram[i].open_row); gs_cal_free(&ts->dram[i].bus); }
     free(ts->sms); free(ts->l2); free(ts->dram);
     gs_rec_free(ts);
     free(ts);
@@ -217,7 +228,6 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         memset(sm->sc, 0, c->sm_subcores * sizeof *sm->sc);
         for (uint32_t k = 0; k < c->sm_subcores; k++) sm->sc[k].last = -1;
         sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
-        sm->next_cta_at = GS_NEVER;
         sm->min_drain = GS_NEVER;
         sm->next_event = GS_NEVER;
         uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
@@ -231,13 +241,15 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             gs_cache_clear(&sm->l1);
         }
         memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
-        sm->lsu.next_free = sm->l1_data.next_free = sm->icnt_in.next_free = sm->icnt_out.next_free = 0;
+        sm->lsu.next_free = sm->l1_data.next_free = 0;
+        gs_cal_reset(&sm->icnt_in);
+        gs_cal_reset(&sm->icnt_out);
         memset(sm->iv_hist, 0, sizeof sm->iv_hist);
         sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
         sm->iv_shared = sm->iv_conflicts = 0;
     }
-    for (uint32_t i = 0; i < c->l2_slices; i++) ts->l2[i].port.next_free = ts->l2[i].atomic.next_free = 0;
-    for (uint32_t i = 0; i < c->dram_channels; i++) ts->dram[i].bus.next_free = 0;
+    for (uint32_t i = 0; i < c->l2_slices; i++) { gs_cal_reset(&ts->l2[i].port); gs_cal_reset(&ts->l2[i].atomic); }
+    for (uint32_t i = 0; i < c->dram_channels; i++) gs_cal_reset(&ts->dram[i].bus);
     ts->pc_issued = calloc(prog->ninsts ? prog->ninsts : 1, sizeof *ts->pc_issued);
     ts->pc_stalls = calloc((size_t)(prog->ninsts ? prog->ninsts : 1) * GS_WS__COUNT, sizeof *ts->pc_stalls);
     if (!ts->pc_issued || !ts->pc_stalls) return launch_fault(fault, "out of memory", 0);
@@ -268,7 +280,8 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->status = GS_RUNNING;
     ts->launched = 1;
     gs_rec_emit_event(ts, 0, 0, 0, 0);
-    for (uint32_t s = 0; s < c->gpu_num_sms; s++) ts->sms[s].next_cta_at = c->gpu_kernel_launch_cycles;
+    ts->rr = 0;
+    ts->room = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) gs_tsm_refresh_next(ts, &ts->sms[s]);
     return GS_RUNNING;
 }
@@ -301,6 +314,30 @@ static void finish(gs_tsim *ts) {
     }
     ts->finished = 1;
     ts->status = GS_DONE;
+}
+
+/* The GPU-wide CTA dispatcher: at most gpu.cta_dispatch_per_cycle CTAs per cycle, each to the next
+ * SM in round-robin order that has room (so the first wave spreads CTA k to SM k mod n, as the
+ * hardware's breadth-first distribution does). Returns the next cycle it wants to run, or GS_NEVER. */
+static uint64_t dispatch(gs_tsim *ts, uint64_t now) {
+    const gs_tconfig *c = &ts->cfg;
+    while (ts->next_cta < ts->total_ctas && ts->room) {
+        if ((uint64_t)ts->dispatch_next > now) return (uint64_t)ts->dispatch_next;
+        uint32_t n = c->gpu_num_sms, k = 0;
+        gs_tsm *sm = NULL;
+        for (; k < n; k++) {
+            gs_tsm *cand = &ts->sms[(ts->rr + k) % n];
+            if (cand->ctas_used < ts->ctas_per_sm) { sm = cand; break; }
+        }
+        if (!sm) { ts->room = 0; return GS_NEVER; }
+        ts->rr = (uint32_t)((sm->id + 1) % n);
+        if (gs_tsm_launch_cta(ts, sm, ts->next_cta, now)) return GS_NEVER;
+        ts->next_cta++;
+        double t = ts->dispatch_next + 1.0 / c->gpu_cta_dispatch_per_cycle;
+        ts->dispatch_next = t < (double)now ? (double)now : t;
+        gs_tsm_refresh_next(ts, sm);
+    }
+    return GS_NEVER;
 }
 
 static int all_idle(gs_tsim *ts) {
@@ -338,7 +375,8 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     while (ts->now < stop) {
         uint64_t now = ts->now;
         if (ts->rec.level >= 1 && now >= ts->next_interval) gs_rec_interval(ts, now);
-        uint64_t next = GS_NEVER;
+        uint64_t next = dispatch(ts, now);
+        if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
         for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
             gs_tsm *sm = &ts->sms[s];
             if (sm->next_event <= now) {
@@ -367,6 +405,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             finish(ts);
             return GS_DONE;
         }
+        if (ts->room && ts->next_cta < ts->total_ctas && next > now + 1) next = now + 1;
         if (next == GS_NEVER) return deadlock(ts, out);
         ts->now = next > now ? next : now + 1;
     }

@@ -89,6 +89,32 @@ static void next_ready(gs_tsim *ts, gs_tw *tw, uint64_t earliest, int default_st
 
 static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
 
+/* Work of a tensor-core instruction in units of one mma.sync m16n8k16 with 16-bit inputs (the
+ * microbenchmarked instruction): 2*m*n*k flops / 4096, doubled for tf32 inputs (half rate), halved for
+ * 8-bit ones. wgmma runs per warp on its 16 rows and at ~1.4x mma.sync's rate (datasheet dense rate
+ * over the measured mma.sync rate). Shape codes are engine/ptx/decode.py's SHAPES / WGMMA_K. */
+static double tensor_units(const gs_xinst *x) {
+    static const uint16_t MNK[][3] = {{0, 0, 0}, {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8}, {8, 8, 4},
+                                      {16, 8, 8}, {16, 8, 16}, {16, 8, 4}, {8, 8, 16}, {16, 8, 32}, {8, 8, 32},
+                                      {8, 8, 128}, {16, 8, 64}, {16, 8, 128}, {16, 8, 256}};
+    uint32_t code = x->aux & 0xff;
+    double flops;
+    if (x->op == GS_OP_WGMMA_MMA) {
+        static const uint16_t K[] = {16, 8, 32, 32};
+        uint32_t n = ((x->aux >> 24) & 0xff) * 8;
+        uint32_t k = code >= 24 && code <= 27 ? K[code - 24] : 16;
+        flops = 2.0 * 16 * n * k / 1.4;
+    } else if (code < sizeof MNK / sizeof *MNK && MNK[code][0]) {
+        flops = 2.0 * MNK[code][0] * MNK[code][1] * MNK[code][2];
+    } else {
+        flops = 4096.0;
+    }
+    int t = x->type2 ? x->type2 : x->type;
+    double scale = t == GS_T_TF32 ? 2.0 : (t == GS_T_S8 || t == GS_T_U8 || t == GS_T_E4M3 || t == GS_T_E5M2) ? 0.5 : 1.0;
+    double u = flops / 4096.0 * scale;
+    return u < 0.25 ? 0.25 : u;
+}
+
 static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
     for (uint32_t i = 0; i < tc->nslots; i++) {
         gs_tw *o = &sm->tw[tc->slots[i]];
@@ -96,7 +122,8 @@ static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64
         gs_tsm_account(ts, sm, o, now + 1);        /* barrier state until the release */
         o->blocked = 0;
         o->acc_t = now + 1;
-        next_ready(ts, o, now + ts->cfg.sm_barrier_latency_cycles, GS_WS_BARRIER);
+        next_ready(ts, o, now + ts->cfg.sm_barrier_latency_cycles + ts->cfg.sm_barrier_per_warp_cycles * ts->warps_per_cta,
+                   GS_WS_BARRIER);
         gs_subcore *sc = &sm->sc[o->slot % ts->cfg.sm_subcores];
         if (sc->next_check > o->ready_at) sc->next_check = o->ready_at;
         if (o->next_pc < 0) retire_warp(ts, sm, o, now);
@@ -124,19 +151,31 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     sm->iv_thread_insts += active;
     ts->last_issue_cycle = now;
     int unit = x->unit;
-    sc->unit_free[unit] = now + cf->pipes_interval_cycles[unit];
+    uint64_t interval = cf->pipes_interval_cycles[unit], tensor_extra = 0;
+    if (unit == GS_U_TENSOR && (x->op == GS_OP_MMA || x->op == GS_OP_WMMA_MMA || x->op == GS_OP_WGMMA_MMA)) {
+        double u = tensor_units(x);
+        interval = (uint64_t)(u * cf->pipes_interval_cycles[unit] + 0.5);
+        if (interval < 1) interval = 1;
+        tensor_extra = interval > cf->pipes_interval_cycles[unit] ? interval - cf->pipes_interval_cycles[unit] : 0;
+    }
+    sc->unit_free[unit] = now + interval;
     /* result latency */
     uint64_t done;
     uint8_t kind = GS_WS_WAIT;
-    int is_mem = unit == GS_U_LDST && x->op != GS_OP_SHFL && x->op != GS_OP_MATCH;
-    if (is_mem) {
+    int warp_op = x->op == GS_OP_SHFL || x->op == GS_OP_MATCH || x->op == GS_OP_REDUX || x->op == GS_OP_VOTE;
+    int is_mem = unit == GS_U_LDST && !warp_op;
+    if (warp_op && unit == GS_U_LDST) {               /* MIO: one warp shuffle per cycle per SM */
+        uint64_t t = gs_res_take(&sm->l1_data, now + 1, 1u << GS_FIX);
+        done = t + cf->pipes_latency_cycles[GS_U_LDST];
+        kind = GS_WS_SHORT_SCOREBOARD;
+    } else if (is_mem) {
         done = gs_tmem_issue(ts, sm, tw, x, now, &kind);
         if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain only */
             if (done > tw->drain_at) tw->drain_at = done;
             done = now + 1;
         }
     } else {
-        done = now + cf->pipes_latency_cycles[unit];
+        done = now + cf->pipes_latency_cycles[unit] + tensor_extra;
         if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
     }
     for (uint32_t i = 0; i < x->nwr; i++) {
@@ -149,7 +188,10 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     int dflt = GS_WS_WAIT;
     if (unit == GS_U_BRANCH) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
     if (x->op == GS_OP_MEMBAR) { earliest = max64(earliest, tw->drain_at); dflt = GS_WS_MEMBAR; }
-    if (x->op == GS_OP_BAR) { earliest = now + cf->sm_barrier_latency_cycles; dflt = GS_WS_BARRIER; }
+    if (x->op == GS_OP_BAR) {
+        earliest = now + cf->sm_barrier_latency_cycles + cf->sm_barrier_per_warp_cycles * ts->warps_per_cta;
+        dflt = GS_WS_BARRIER;
+    }
     if (w->state == GS_W_BAR) {
         tw->blocked = 1;
         tw->wait_state = GS_WS_BARRIER;
@@ -183,10 +225,7 @@ static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
     sm->shared_used -= tc->shared_alloc;
     sm->regs_used -= ts->regs_per_warp * tc->nslots;
     ts->ctas_done++;
-    if (ts->next_cta < ts->total_ctas) {
-        uint64_t t = now + ts->cfg.gpu_cta_launch_cycles;
-        if (t < sm->next_cta_at) sm->next_cta_at = t;
-    }
+    ts->room = 1;                                   /* the dispatcher may place a CTA again */
 }
 
 static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
@@ -203,8 +242,13 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         tw->cta = NULL;
         sm->warps_used--;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
-        for (uint32_t i = 0; i < sc->nwarps; i++)
-            if (sc->warps[i] == s) { sc->warps[i] = sc->warps[--sc->nwarps]; break; }
+        for (uint32_t i = 0; i < sc->nwarps; i++)      /* keep launch (age) order */
+            if (sc->warps[i] == s) {
+                memmove(&sc->warps[i], &sc->warps[i + 1], (sc->nwarps - i - 1) * sizeof *sc->warps);
+                sc->nwarps--;
+                break;
+            }
+        if (sc->last == (int32_t)s) sc->last = -1;
         if (--tc->nwarps_left == 0) free_cta(ts, sm, tc, tw->drain_at > now ? tw->drain_at : now);
     }
     sm->min_drain = nd;
@@ -247,7 +291,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->blocked = 0;
         tw->age = ts->age++;
         tw->rec_state = 255;
-        next_ready(ts, tw, now, GS_WS_DISPATCH_STALL);
+        next_ready(ts, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
         tc->slots[tc->nslots++] = (uint16_t)s;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
         sc->warps[sc->nwarps++] = (uint16_t)s;
@@ -258,13 +302,8 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
     return 0;
 }
 
-static int sm_has_room(gs_tsim *ts, gs_tsm *sm) {
-    return sm->ctas_used < ts->ctas_per_sm;
-}
-
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm) {
-    uint64_t n = sm->next_cta_at;
-    if (sm->min_drain < n) n = sm->min_drain;
+    uint64_t n = sm->min_drain;
     for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++)
         if (sm->sc[k].nwarps && sm->sc[k].next_check < n) n = sm->sc[k].next_check;
     sm->next_event = n;
@@ -273,18 +312,6 @@ void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm) {
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
     const gs_tconfig *cf = &ts->cfg;
     if (sm->min_drain <= now) finish_drains(ts, sm, now);
-    if (sm->next_cta_at <= now) {
-        sm->next_cta_at = GS_NEVER;
-        while (ts->next_cta < ts->total_ctas && sm_has_room(ts, sm)) {
-            uint64_t t = (uint64_t)ts->dispatch_next;
-            if (t > now) { sm->next_cta_at = t; break; }
-            if (gs_tsm_launch_cta(ts, sm, ts->next_cta, now)) break;
-            ts->next_cta++;
-            ts->dispatch_next += 1.0 / cf->gpu_cta_dispatch_per_cycle;
-            if ((uint64_t)ts->dispatch_next < now) ts->dispatch_next = (double)now;
-        }
-        if (ts->status == GS_FAULTED) return;
-    }
     for (uint32_t k = 0; k < cf->sm_subcores; k++) {
         gs_subcore *sc = &sm->sc[k];
         if (!sc->nwarps || sc->next_check > now) continue;

@@ -338,20 +338,22 @@ typedef struct gs_tconfig {
     uint32_t sm_l1_shared_kib, sm_shared_max_kib, sm_shared_alloc_unit_bytes, sm_shared_cta_reserved_bytes;
     uint32_t sm_scheduler, sm_two_level_active;           /* scheduler: 0 gto, 1 lrr, 2 two_level */
     uint32_t sm_icache, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
-    uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_dispatch_latency_cycles;
+    uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
     uint32_t l1_lookups_per_cycle, l1_bytes_per_cycle, l1_write_allocate, l1_cache_global_loads, l1_lsu_queue;
     uint32_t l1_carveouts_kib[16];
     uint32_t l1_carveouts_kib_count;
-    uint32_t shared_banks, shared_bank_bytes, shared_latency_cycles, shared_atomic_cycles;
-    uint32_t const_latency_cycles, const_miss_latency_cycles;
+    uint32_t shared_banks, shared_bank_bytes, shared_latency_cycles, shared_atomic_cycles, shared_conflict_latency_cycles;
+    uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles;
     uint32_t icnt_latency_cycles, icnt_sm_bytes_per_cycle;
     uint32_t l2_size_kib, l2_slices, l2_line_bytes, l2_sector_bytes, l2_assoc, l2_hit_latency_cycles;
-    uint32_t l2_bytes_per_cycle, l2_hash, l2_atomic_cycles, l2_atomic_latency_cycles;
+    uint32_t l2_bytes_per_cycle, l2_hash, l2_partitions, l2_far_latency_cycles;
+    double l2_atomic_ops_per_cycle, l2_atomic_same_address_cycles;
+    uint32_t l2_atomic_latency_cycles;
     uint32_t dram_channels;
-    double dram_bandwidth_gbps, dram_efficiency, dram_latency_ns;
+    double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
     uint32_t dram_policy, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
     uint32_t record_interval_cycles, record_mem_sample_period;

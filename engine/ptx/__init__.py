@@ -11,7 +11,7 @@ from pathlib import Path
 from .errors import PTXError, PTXSemanticError, PTXSyntaxError, UnsupportedInstruction  # noqa: F401
 
 
-def load(source, filename: str | None = None):
+def load(source, filename: str | None = None, schedule: bool = True):
     from .._ffi import ffi, lib
     from .lower import lower
     from .syntax import parse
@@ -25,7 +25,7 @@ def load(source, filename: str | None = None):
     else:
         text = source
         filename = filename or "<ptx>"
-    program = lower(parse(text, filename), text)
+    program = lower(parse(text, filename), text, schedule=schedule)
     insts, opnds = program.insts, program.opnds
     bad = []
     if len(insts):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ffi import E, ffi
-from . import cfg, regalloc
+from . import cfg, regalloc, schedule
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
 from .checks import check_arity, check_types
@@ -942,6 +942,8 @@ class Lowering:
             row = self.insts[pc]
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
         program = self._pack(infos)
+        if self.schedule:
+            schedule.reorder(program, _succ_fn)
         self.allocate_registers(program, fs)
         return program
 
@@ -1003,10 +1005,21 @@ class Lowering:
         nold = max([self.finfo[f.name]["reg_base"] + self.finfo[f.name]["nregs"] for f in fs] or [0])
         first = insts["opnd"]
         kind, reg = opnds["kind"], opnds["reg"]
+        # each function's operands are one contiguous range (instructions may have been reordered
+        # within blocks by schedule.py, so take the smallest start in the function, not its first pc)
+        nop, kinds_l, n_l = insts["nopnd"].tolist(), opnds["kind"].tolist(), opnds["n"].tolist()
+
+        def span(pc):
+            j = int(first[pc])
+            for _ in range(nop[pc]):
+                j += 1 + (n_l[j] if kinds_l[j] == OK["vec"] else 0)
+            return int(first[pc]), j
         for fi, f in zip(program.functions, fs):
             # kernels all number their registers from 0: rewrite each function's operands separately
-            lo = int(first[fi.entry_pc]) if fi.entry_pc < len(insts) else len(opnds)
-            hi = int(first[fi.end_pc]) if fi.end_pc < len(insts) else len(opnds)
+            spans = [span(pc) for pc in range(fi.entry_pc, fi.end_pc)]
+            spans = [sp for sp in spans if sp[1] > sp[0]]
+            lo = min((a for a, _ in spans), default=0)
+            hi = max((b for _, b in spans), default=0)
             lut = np.full(max(nold, 1), -1, np.int64)
             for old, new in allocs[f.name].mapping.items():
                 lut[old] = base[f.name] + new
@@ -1129,8 +1142,10 @@ def _succ_fn(insts, start: int):
     return succ_of
 
 
-def lower(mod: Module, source: str, regalloc: bool = True) -> Program:
-    """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison)."""
+def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:
+    """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
+    schedule=False keeps nvcc's instruction order instead of ptxas-like list scheduling (schedule.py)."""
     lw = Lowering(mod, source)
     lw.regalloc = regalloc
+    lw.schedule = schedule
     return lw.run()
