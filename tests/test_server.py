@@ -96,7 +96,7 @@ def test_frames_decode_meta_window_snapshot(app, client, done_run):
     assert set(g) == {"ctr", "strip", "strip_c", "heat", "cta", "kernel"}
     assert g["heat"]["cols"]["state"].shape == (16, g["heat"]["n"]) and g["heat"]["step"] == 4
     assert g["strip"]["sms"] == [0, 2, 3] and g["strip_c"]["sms"] == [1]
-    assert g["cta"]["cols"]["start"].dtype == np.int64
+    assert g["cta"]["cols"]["start"].dtype.kind in "iu"         # offsets from cycle0, smallest type
     s = ask(sc, "snapshot", {"run": done_run["id"], "cycle": 1000, "sm": 2, "id": 3})
     assert s["warps"]["cols"]["state"].shape == (16,) and len(s["warps"]["text"]) == 16
     e = ask(sc, "window", {"run": done_run["id"], "a": 10, "b": 5, "id": 4})

@@ -68,6 +68,19 @@ def parse_window(d) -> WindowReq:
     return WindowReq(run, a, b, res, shift, heat, tuple(tracks), pcs, slot)
 
 
+def compact(arr: np.ndarray) -> np.ndarray:
+    """An integer column in the smallest type that holds its values (the wire says the type per column)."""
+    a = np.asarray(arr)
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return a
+    lo, hi = int(a.min()), int(a.max())
+    for t in ((np.uint8, np.uint16, np.uint32, np.uint64) if lo >= 0 else (np.int8, np.int16, np.int32, np.int64)):
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(t, copy=False)
+    return a
+
+
 def window_groups(reader, q: WindowReq) -> dict:
     reader.refresh()
     rec = reader.rec
@@ -77,8 +90,8 @@ def window_groups(reader, q: WindowReq) -> dict:
         ms = metrics(c, rec)
         hist = c["ctr_gpu"]["state_hist"]
         present = [i for i in range(hist.shape[1]) if hist[:, i].any()]
-        cols = {"cycles": c["cycles"].astype(np.uint64), "issued": c["ctr_gpu"]["issued"],
-                "hist": np.ascontiguousarray(hist[:, present])}
+        cols = {"cycles": compact(c["cycles"]), "issued": compact(c["ctr_gpu"]["issued"]),
+                "hist": compact(np.ascontiguousarray(hist[:, present]))}
         cols.update({k: ms[k].astype(np.float32) for k, *_ in METRICS})
         out["ctr"] = wire.group(c["cycle0"], c["step"], c["n"], cols, hist_states=present)
     recorded = set(rec.get("record_sms") or []) if rec.get("level") == "full" else set()
@@ -95,9 +108,9 @@ def window_groups(reader, q: WindowReq) -> dict:
         out["heat"] = wire.group(h["cycle0"], h["step"], h["n"], {"state": h["state"], "pc": h["pc"]}, sm=q.heat_sm)
     if "cta" in q.tracks and rec:
         sp = reader.ctas(q.a, q.b, 1 << q.shift)
-        out["cta"] = wire.group(q.a, 0, len(sp), {
+        out["cta"] = wire.group(q.a, 0, len(sp["start"]), {k: compact(v) for k, v in {
             "sm": sp["sm"], "lane": sp["lane"], "cta": sp["cta"], "kernel": sp["kernel"], "count": sp["count"],
-            "start": sp["start"].astype(np.int64) - q.a, "end": sp["end"].astype(np.int64) - q.a})
+            "start": sp["start"].astype(np.int64) - q.a, "end": sp["end"].astype(np.int64) - q.a}.items()})
     if "kernel" in q.tracks and rec:
         k = reader.kernels()
         out["kernel"] = wire.group(0, 0, len(k), {"kernel": k["kernel"], "start": k["start"].astype(np.int64),

@@ -60,6 +60,19 @@ def pack_columns(cols: dict, dtype: np.dtype, delta: tuple[str, ...] = ()) -> by
     return _cctx().compress(b"".join(parts))
 
 
+def unpack_columns(blob: bytes, dtype: np.dtype, n: int, delta: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """A structured chunk as {field: array} without assembling records (gathering records is slow)."""
+    raw = _dctx().decompress(blob, max_output_size=max(1, n * dtype.itemsize))
+    out, off = {}, 0
+    for name in dtype.names:
+        field = dtype.fields[name][0]
+        col = np.frombuffer(raw, field.base, count=n * max(1, int(np.prod(field.shape))), offset=off)
+        col = col.reshape((n,) + field.shape)
+        out[name] = np.cumsum(col, dtype=field.base) if name in delta else col
+        off += n * field.itemsize
+    return out
+
+
 def unpack(blob: bytes, dtype: np.dtype, n: int, shape: tuple = (), delta: tuple[str, ...] = ()) -> np.ndarray:
     """Inverse of pack: `n` rows of `dtype` (each row of `shape` for plain arrays)."""
     dtype = np.dtype(dtype)

@@ -57,6 +57,42 @@ def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift
     return out.astype(np.int64).reshape(nb, nkeys, nstates)
 
 
+def dominant_sparse(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int, empty: int = 255) -> np.ndarray:
+    """The dominant state per (key, bucket), uint8 (nkeys, nb), `empty` where no run covers the bucket:
+    the same answer as dominant(bucket_durations(...)), computed from the runs' pieces instead of a dense
+    (bucket, key, state) array, which is far cheaper when buckets outnumber runs (fine zoom). Buckets
+    strictly inside a run are that run's state; the others compare summed partial pieces."""
+    width = 1 << shift
+    hi = lo + nb * width
+    s = np.clip(np.asarray(start, np.int64), lo, hi)
+    e = np.clip(np.asarray(end, np.int64), lo, hi)
+    keep = e > s
+    k, st, s, e = np.asarray(key, np.int64)[keep], np.asarray(state, np.int64)[keep], s[keep], e[keep]
+    out = np.full(nkeys * nb, empty, np.uint8)
+    b0, b1 = (s - lo) >> shift, (e - 1 - lo) >> shift
+    inner = np.maximum(b1 - b0 - 1, 0)                     # whole buckets inside each run
+    if inner.any():
+        rep = np.repeat(np.arange(len(k)), inner)
+        offs = np.arange(len(rep)) - np.repeat(np.cumsum(inner) - inner, inner)
+        out[k[rep] * nb + b0[rep] + 1 + offs] = st[rep]
+    one = b0 == b1                                         # partial pieces: first and last bucket of a run
+    cell = np.concatenate([k * nb + b0, (k * nb + b1)[~one]])
+    ln = np.concatenate([np.where(one, e - s, lo + (b0 + 1) * width - s), (e - (lo + b1 * width))[~one]])
+    pst = np.concatenate([st, st[~one]])
+    code = cell * 256 + pst
+    order = np.argsort(code, kind="stable")
+    code, ln = code[order], ln[order]
+    first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    sums = np.add.reduceat(ln, first) if len(first) else ln[:0]
+    ucode = code[first]
+    ucell, ust = ucode >> 8, ucode & 255
+    # per cell, the largest sum; ties to the lowest state (stable order by state within a cell)
+    o = np.lexsort((ust, -sums, ucell))
+    head = o[np.r_[True, ucell[o][1:] != ucell[o][:-1]]] if len(o) else o
+    out[ucell[head]] = ust[head]
+    return out.reshape(nkeys, nb)
+
+
 def runs_of(key, cycle, state, carry_state, s0: int, s1: int, extra: dict | None = None):
     """Runs [start, end) per key from rows (key, cycle, state) sorted by (key, cycle) and every key's state
     at s0 (carry_state, one entry per key 0..nkeys-1). Returns (key, start, end, state, extra) sorted by

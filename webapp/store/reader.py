@@ -18,10 +18,11 @@ from . import codec, runfile
 from .ctr_builder import ctr_sm_dtype
 from .layout import (CARRY_DT, CTA_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES,
                      SLOT_LEVELS, STRIP_LEVELS, WS_DT, chunk_spec)
-from .lod import bucket_durations, dominant, runs_of
+from .lod import dominant_sparse, runs_of
 
 MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
 NO_DATA = 255                  # a state byte for buckets with no data (not recorded yet, outside the run)
+PC_SHIFT = 2                   # heatmaps carry each bucket's PC up to 4 cycles per bucket (for tooltips)
 
 
 class RunReader:
@@ -76,6 +77,15 @@ class RunReader:
             return np.concatenate(parts)
         dtype, shape = chunk_spec(tbl, self.rec)
         return np.zeros((0,) + shape, dtype)
+
+    def columns(self, tbl: str, level: int = 0, key: int = 0, a: int = 0, b: int = 1 << 62) -> dict:
+        """Like table() but as {field: array}, concatenated over the chunks (no record assembly)."""
+        dtype, _shape = chunk_spec(tbl, self.rec)
+        delta = DELTA.get(tbl.removeprefix("raw:"), ())
+        parts = [codec.unpack_columns(d, dtype, n, delta) for _lo, _hi, n, d, _x in self.chunks(tbl, level, key, a, b)]
+        if not parts:
+            return {f: np.zeros((0,) + dtype.fields[f][0].shape, dtype.fields[f][0].base) for f in dtype.names}
+        return {f: np.concatenate([p[f] for p in parts]) for f in dtype.names}
 
     def raw(self, table: str) -> np.ndarray:
         """One of the recorder's tables exactly as recorded (not warp_states: see warp_rows)."""
@@ -142,19 +152,30 @@ class RunReader:
     def _heat_raw(self, sm: int, a: int, b: int, shift: int) -> dict:
         step = 1 << shift
         a0, nb = self._window(a, b, step)
-        k, s, e, st, pc, _cta = self.warp_runs(sm, a0, a0 + nb * step)
-        h = bucket_durations(k, s, e, st, self.slots, a0, nb, shift).transpose(1, 0, 2)    # (slot, bucket, state)
-        state = dominant(h)
-        state[h.sum(axis=-1) == 0] = NO_DATA
-        # the PC of the run covering each bucket's start (for tooltips at fine zoom)
-        t = a0 + (np.arange(nb, dtype=np.int64) << shift)
-        span = int(max(e.max(initial=0), a0 + nb * step)) + 1
-        flat = k * span + s
-        q = (np.arange(self.slots, dtype=np.int64)[:, None] * span + t[None, :]).ravel()
-        idx = np.searchsorted(flat, q, side="right") - 1
-        ok = (idx >= 0) & (k[np.maximum(idx, 0)] == q // span) & (e[np.maximum(idx, 0)] > q % span) if len(k) else \
-            np.zeros(len(q), bool)
-        pcs = np.where(ok, pc[np.maximum(idx, 0)] if len(pc) else 0, 0).astype(np.uint32).reshape(self.slots, nb)
+        b0 = a0 + nb * step
+        k, s, e, st, pc, _cta = self.warp_runs(sm, a0, b0)
+        s, e = np.maximum(s, a0), np.minimum(e, b0)
+        ok = e > s
+        k, s, e, st, pc = k[ok], s[ok], e[ok], st[ok], pc[ok]
+        ln = e - s
+        if shift == 0 and np.bincount(k, weights=ln, minlength=self.slots).tolist() == [nb] * self.slots:
+            # one cycle per bucket and every slot's runs tile the window: the state is the run's state
+            state = np.repeat(st.astype(np.uint8), ln).reshape(self.slots, nb)
+            pcs = np.repeat(pc.astype(np.uint32), ln).reshape(self.slots, nb)
+            self._blank_future(state.T, a0, step)
+            return {"sm": sm, "cycle0": a0, "step": step, "n": nb, "state": state, "pc": pcs}
+        state = dominant_sparse(k, s, e, st, self.slots, a0, nb, shift, NO_DATA)
+        self._blank_future(state.T, a0, step)
+        pcs = None
+        if shift <= PC_SHIFT:       # the PC of the run covering each bucket's start (tooltips at fine zoom)
+            t = a0 + (np.arange(nb, dtype=np.int64) << shift)
+            span = int(b0) + 1
+            flat = k * span + s
+            q = (np.arange(self.slots, dtype=np.int64)[:, None] * span + t[None, :]).ravel()
+            idx = np.searchsorted(flat, q, side="right") - 1
+            i = np.maximum(idx, 0)
+            hit = (idx >= 0) & (k[i] == q // span) & (e[i] > q % span) if len(k) else np.zeros(len(q), bool)
+            pcs = np.where(hit, pc[i] if len(pc) else 0, 0).astype(np.uint32).reshape(self.slots, nb)
         return {"sm": sm, "cycle0": a0, "step": step, "n": nb, "state": state, "pc": pcs}
 
     def strips(self, a: int, b: int, shift: int) -> dict:
@@ -207,22 +228,25 @@ class RunReader:
         step = self.interval << k
         a0, nb = self._window(a, b, step)
         nsm = int(self.rec.get("num_sms", 0))
-        rows = self.table("ctr_sm", k, 0, a0, a0 + nb * step)
-        dense = np.zeros(nb, ctr_sm_dtype(nsm))
-        dense["dom"] = NO_DATA
+        rows = self.columns("ctr_sm", k, 0, a0, a0 + nb * step)
+        dom = np.full((nsm, nb), NO_DATA, np.uint8)
+        act = np.zeros((nsm, nb), np.uint8)
+        issued = np.zeros((nsm, nb), np.uint64)
         i = (rows["cycle0"].astype(np.int64) - a0) // step
-        ok = (i >= 0) & (i < nb)
-        dense[i[ok]] = rows[ok]
-        return {"cycle0": a0, "step": step, "n": nb, "sms": list(range(nsm)),
-                "dom": np.ascontiguousarray(dense["dom"].T), "act": np.ascontiguousarray(dense["act"].T),
-                "issued": np.ascontiguousarray(dense["issued"].T)}
+        ok = np.flatnonzero((i >= 0) & (i < nb))
+        dom[:, i[ok]], act[:, i[ok]], issued[:, i[ok]] = rows["dom"][ok].T, rows["act"][ok].T, rows["issued"][ok].T
+        return {"cycle0": a0, "step": step, "n": nb, "sms": list(range(nsm)), "dom": dom, "act": act, "issued": issued}
 
-    def ctas(self, a: int, b: int, res: int = 1, limit: int = 200_000) -> np.ndarray:
-        """CTA spans overlapping [a, b); per (SM, lane), spans closer than `res` cycles are merged
-        (a merged span has `count` > 1). Returns a structured array with CTA_DT fields plus count."""
-        spans = self.table("cta", 0, 0, a, b)
-        spans = spans[(spans["start"] < b) & (spans["end"] > max(a, 0))]
-        return merge_spans(spans, max(1, int(res)))[:limit]
+    def ctas(self, a: int, b: int, res: int = 1, limit: int = 200_000) -> dict:
+        """CTA spans overlapping [a, b) as columns (CTA_DT fields plus count); per (SM, lane), spans under
+        `res` cycles and closer than `res` to each other are merged (count > 1). The decoded span table
+        is kept while the run file's CTA chunks do not change."""
+        ver = self.con.execute("SELECT count(*), max(id) FROM chunks WHERE tbl='cta'").fetchone()
+        if getattr(self, "_cta_cache", (None,))[0] != ver:
+            self._cta_cache = (ver, self.columns("cta"))
+        sp = self._cta_cache[1]
+        sel = np.flatnonzero((sp["start"] < b) & (sp["end"] > max(a, 0)))
+        return merge_spans({f: v[sel] for f, v in sp.items()}, max(1, int(res)), limit)
 
     def kernels(self) -> np.ndarray:
         return self.table("kernel") if self.chunks("kernel", 0, 0, 0, 1 << 62) else np.zeros(0, KERNEL_DT)
@@ -237,33 +261,21 @@ def _cat_runs(parts):
     return k, s, e, st, ext
 
 
-MERGED_DT = np.dtype(CTA_DT.descr + [("count", "<u4")])
-
-
-def merge_spans(spans: np.ndarray, res: int) -> np.ndarray:
+def merge_spans(sp: dict, res: int, limit: int = 1 << 62) -> dict:
     """Merge consecutive spans of one (sm, lane) that are each shorter than `res` cycles (under a pixel)
-    and closer than `res` cycles to each other (Perfetto's merged slices); longer spans stay whole."""
-    out = np.zeros(len(spans), MERGED_DT)
-    if not len(spans):
-        return out
-    order = np.lexsort((spans["start"], spans["lane"], spans["sm"]))
-    sp = spans[order]
-    if res <= 1:
-        for f in CTA_DT.names:
-            out[f] = sp[f]
-        out["count"] = 1
-        return out
+    and closer than `res` cycles to each other (Perfetto's merged slices); longer spans stay whole.
+    Columns in, columns out (plus `count`, the spans each output span stands for)."""
+    n = len(sp["start"])
+    order = np.lexsort((sp["start"], sp["lane"], sp["sm"]))
+    sp = {f: v[order] for f, v in sp.items()}
+    if n == 0 or res <= 1:
+        return {**{f: v[:limit] for f, v in sp.items()}, "count": np.ones(min(n, limit), np.uint32)}
+    start, end = sp["start"].astype(np.int64), sp["end"].astype(np.int64)
     same = (sp["sm"][1:] == sp["sm"][:-1]) & (sp["lane"][1:] == sp["lane"][:-1])
-    gap = sp["start"][1:].astype(np.int64) - sp["end"][:-1].astype(np.int64)
-    small = (sp["end"].astype(np.int64) - sp["start"].astype(np.int64)) < res    # narrower than a pixel
-    join = same & (gap < res) & small[1:] & small[:-1]
-    head = np.r_[True, ~join]
-    gid = np.cumsum(head) - 1
-    ng = int(gid[-1]) + 1
-    out = out[:ng]
-    first = np.flatnonzero(head)
-    for f in CTA_DT.names:
-        out[f] = sp[f][first]
-    out["end"] = np.maximum.reduceat(sp["end"], first)
-    out["count"] = np.diff(np.r_[first, len(sp)])
+    small = (end - start) < res
+    join = same & (start[1:] - end[:-1] < res) & small[1:] & small[:-1]
+    first = np.flatnonzero(np.r_[True, ~join])
+    out = {f: v[first][:limit] for f, v in sp.items()}
+    out["end"] = np.maximum.reduceat(sp["end"], first)[:limit]
+    out["count"] = np.diff(np.r_[first, n]).astype(np.uint32)[:limit]
     return out

@@ -100,6 +100,6 @@ def snapshot(reader, cycle: int, sm: int) -> dict:
 
 
 def _kernel_of(reader, sm: int, cycle: int) -> int:
-    spans = reader.table("cta", 0, 0, cycle, cycle + 1)
-    hit = spans[(spans["sm"] == sm) & (spans["start"] <= cycle) & (spans["end"] > cycle)]
-    return int(hit["kernel"][0]) if len(hit) else 0
+    sp = reader.ctas(cycle, cycle + 1)
+    hit = np.flatnonzero(sp["sm"] == sm)
+    return int(sp["kernel"][hit[0]]) if len(hit) else 0

@@ -27,8 +27,10 @@ from .ws_builder import WarpStateBuilder
 
 COMMIT_S = 0.5                  # commit (progress, sealed raw segments) at most this often
 LIVE_FLUSH_S = 4.0              # write partly filled LOD chunks this often (a live view sees them)
-RAW_CHUNK_ROWS = {"raw:sm_counters": 65536, "raw:mem_counters": 65536, "raw:events": 65536,
-                  "raw:mem_samples": 65536, "raw:pc_stats": 1 << 30}
+# raw chunks stay small enough that a snapshot (which reads the counters and samples around one cycle)
+# decompresses well under a megabyte
+RAW_CHUNK_ROWS = {"raw:sm_counters": 4096, "raw:mem_counters": 8192, "raw:events": 65536,
+                  "raw:mem_samples": 4096, "raw:pc_stats": 1 << 30}
 LOD_CHUNK_ROWS = {"slot": 2048, "strip": 2048, "ctr_gpu": 4096, "ctr_mem": 4096, "ctr_sm": 1024,
                   "cta": 1 << 30, "kernel": 1 << 30}
 

@@ -36,7 +36,7 @@ export class CounterTrack {
     for (let i = i0; i < i1; i++) {
       const xa = Math.max(view.x0, view.toPx(g.cycle0 + i * g.step));
       const xb = Math.min(view.x0 + view.width, view.toPx(g.cycle0 + (i + 1) * g.step));
-      if (Number.isNaN(v[i]) || g.cols.cycles[i] === 0n) { open = false; continue; }
+      if (Number.isNaN(v[i]) || Number(g.cols.cycles[i]) === 0) { open = false; continue; }
       const yy = yOf(v[i]);
       if (!open) { ctx.moveTo(xa, yy); open = true; } else ctx.lineTo(xa, yy);
       ctx.lineTo(xb, yy);
