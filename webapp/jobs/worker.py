@@ -35,10 +35,11 @@ def run_job(job: dict) -> None:
     _die_with_parent(job["parent_pid"])
     from engine.cases import load_suite
     from webapp.store.catalogue import hold_lock
+    from webapp.store.background import BackgroundSink
     from webapp.store.writer import RunWriter
 
     lock = hold_lock(job["lock"])              # noqa: F841 - held until the process exits
-    writer = RunWriter(job["path"], job["info"])
+    writer = BackgroundSink(RunWriter(job["path"], job["info"]))    # the store's work overlaps the simulation
     parent = job["parent_pid"]
 
     def progress(cycle, warp_insts, ctas_done, ctas_total):

@@ -3,7 +3,7 @@
 const PHASES = ['input', 'canvas', 'overlay', 'dom'];
 const jobs = new Map(PHASES.map((p) => [p, new Map()]));
 let scheduled = false;
-export const frameStats = { frames: 0, lastMs: 0, samples: [] };
+export const frameStats = { frames: 0, lastMs: 0, samples: [], byKey: {} };
 
 export function schedule(phase, key, fn) {
   jobs.get(phase).set(key, fn);
@@ -14,10 +14,13 @@ function run() {
   scheduled = false;
   const t0 = performance.now();
   for (const p of PHASES) {
-    const batch = [...jobs.get(p).values()];
+    const batch = [...jobs.get(p).entries()];
     jobs.get(p).clear();
-    for (const fn of batch) {
+    for (const [key, fn] of batch) {
+      const t = performance.now();
       try { fn(); } catch (e) { console.error(e); }
+      const k = frameStats.byKey[key] || (frameStats.byKey[key] = []);
+      if (k.length < 2000) k.push(performance.now() - t);
     }
   }
   frameStats.frames++;

@@ -6,6 +6,7 @@ import { stateColour } from '../lib/colours.js';
 import { escapeHtml, exact, hex } from '../lib/format.js';
 import { toNumbers } from '../net/wire.js';
 import { PtxView } from './ptx-view.js';
+import { schedule } from '../render/scheduler.js';
 
 export class Inspector {
   constructor(root, state, channel) {
@@ -22,7 +23,7 @@ export class Inspector {
     this.ptx = new PtxView(root.querySelector('[data-pane="ptx"]'), state);
     root.querySelectorAll('.tabs button').forEach((b) => b.addEventListener('click', () => state.set({ tab: b.dataset.tab })));
     state.subscribe((s, changed) => {
-      if (changed.includes('tab')) this._tabs();
+      if (changed.includes('tab')) { this._tabs(); if (this.last) this.render(this.last); }
       if (changed.includes('cursor') || changed.includes('sm')) this.request();
     });
   }
@@ -42,45 +43,65 @@ export class Inspector {
     if (!this.meta || s.cursor === undefined || s.cursor === null) return;
     const run = this.meta.run.id;
     this.ch.request('snapshot', { run, cycle: s.cursor, sm: s.sm || 0 }, 'snapshot')
-      .then((f) => { if (f) this.render(f); })
+      .then((f) => { if (f) schedule('dom', 'inspector', () => this.render(f)); })
       .catch((e) => { this.root.querySelector('[data-pane="warps"]').textContent = e.message; });
   }
 
+  // Only the visible tab is drawn (the others when they are shown); the warps table is built once per
+  // shape and then updated cell by cell, so scrubbing costs a few text updates per frame.
   render(f) {
     this.last = f;
     this.root.querySelector('.inspector-title').textContent = `cycle ${exact(f.cycle)} · SM ${f.sm}`;
-    this._warps(f);
-    this._memory(f);
+    const tab = this.state.get().tab || 'warps';
+    if (tab === 'warps') this._warps(f);
+    else if (tab === 'memory') this._memory(f);
+    else this._ptxMarks(f);
+    if (this.onRender) this.onRender(f);
+  }
+
+  _ptxMarks(f) {
     const resident = [];
     if (f.warps) {
       const st = f.warps.cols.state, names = this.meta.states;
       for (let i = 0; i < f.warps.n; i++) if (names[st[i]] !== 'idle' && names[st[i]] !== 'done') resident.push(f.warps.cols.pc[i]);
     }
     this.ptx.markCursor(resident);
-    if (this.onRender) this.onRender(f);
   }
 
   _warps(f) {
     const pane = this.root.querySelector('[data-pane="warps"]');
-    if (!f.warps) { pane.innerHTML = '<p class="muted">This SM has no warp-state recording (level summary, or not in the recorded SMs).</p>'; return; }
-    const w = f.warps, c = w.cols, states = this.meta.states;
-    const since = toNumbers(c.since), until = toNumbers(c.until);
-    const rows = [];
-    for (let i = 0; i < w.n; i++) {
-      const st = states[c.state[i]];
-      const resident = st !== 'idle';
-      const u = until[i] >= 0 ? `${exact(until[i])}` : '…';
-      rows.push(`<tr data-slot="${i}" class="${resident ? '' : 'idle'}">
-        <td>${i}</td><td>${resident ? c.cta[i] : ''}</td>
-        <td><span class="swatch" style="background:${stateColour(states, c.state[i])}"></span><span class="state">${st}</span></td>
-        <td class="num">${exact(Math.max(0, -since[i]))}</td><td class="num">${u}</td>
-        <td class="num">${resident ? c.pc[i] : ''}</td><td class="code">${resident ? escapeHtml(w.text[i].replace(/\s+/g, ' ')) : ''}</td>
-        <td class="muted">${this._mask(c, i, resident)}</td></tr>`);
+    if (!f.warps) {
+      this.rows = null;
+      pane.innerHTML = '<p class="muted">This SM has no warp-state recording (level summary, or not in the recorded SMs).</p>';
+      return;
     }
-    pane.innerHTML = `<table class="warps"><thead><tr><th>slot</th><th>CTA</th><th>state</th>
-      <th title="cycles spent in this state so far">for</th><th title="cycles until the state changes">until</th>
-      <th>PC</th><th>PTX instruction</th><th title="active mask (when the recorder records it)">active mask</th></tr></thead>
-      <tbody>${rows.join('')}</tbody></table>`;
+    const w = f.warps, c = w.cols, states = this.meta.states;
+    if (!this.rows || this.rows.length !== w.n || !pane.contains(this.rows[0] && this.rows[0].tr)) {
+      pane.innerHTML = `<table class="warps"><thead><tr><th>slot</th><th>CTA</th><th>state</th>
+        <th title="cycles spent in this state so far">for</th><th title="cycles until the state changes">until</th>
+        <th>PC</th><th>PTX instruction</th><th title="active mask (when the recorder records it)">active mask</th></tr></thead>
+        <tbody>${Array.from({ length: w.n }, (_, i) => `<tr data-slot="${i}"><td>${i}</td><td></td>
+          <td><span class="swatch"></span><span class="state"></span></td><td class="num"></td><td class="num"></td>
+          <td class="num"></td><td class="code"></td><td class="muted"></td></tr>`).join('')}</tbody></table>`;
+      this.rows = [...pane.querySelectorAll('tbody tr')].map((tr) => ({ tr, td: tr.children, sw: tr.querySelector('.swatch'),
+        st: tr.querySelector('.state'), key: null }));
+    }
+    const since = toNumbers(c.since), until = toNumbers(c.until);
+    for (let i = 0; i < w.n; i++) {
+      const st = states[c.state[i]], resident = st !== 'idle';
+      const r = this.rows[i];
+      const vals = [resident ? String(c.cta[i]) : '', null, exact(Math.max(0, -since[i])),
+        until[i] >= 0 ? exact(until[i]) : '…', resident ? String(c.pc[i]) : '',
+        resident ? w.text[i].replace(/\s+/g, ' ') : '', this._mask(c, i, resident)];
+      const key = st + vals.join('|');
+      if (key === r.key) continue;
+      r.key = key;
+      r.tr.className = resident ? '' : 'idle';
+      r.sw.style.background = stateColour(states, c.state[i]);
+      r.st.textContent = st;
+      [1, 3, 4, 5, 6].forEach((col, j) => { r.td[col].textContent = [vals[0], vals[2], vals[3], vals[4], vals[5]][j]; });
+      r.td[7].innerHTML = vals[6];
+    }
   }
 
   _mask(c, i, resident) {
