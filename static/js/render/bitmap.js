@@ -15,7 +15,9 @@ export function indexBitmap(indices, rows, n, pixels, alpha = null) {
       const s = indices[base + i];
       let px = pixels[s];
       if (alpha && s !== NO_DATA) {
-        const a = Math.max(alpha[base + i], alpha[base + i] ? 40 : 0);
+        // opacity from the resident fraction, floored so that a lightly occupied SM still shows its colour
+        const f = alpha[base + i];
+        const a = f ? Math.round(110 + 145 * f / 255) : 0;
         px = (px & 0x00ffffff) | (a << 24);
       }
       out[base + i] = px;

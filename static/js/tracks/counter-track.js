@@ -30,7 +30,8 @@ export class CounterTrack {
     const v = g.cols[this.key];
     const i0 = Math.max(0, Math.floor((view.a - g.cycle0) / g.step));
     const i1 = Math.min(g.n, Math.ceil((view.b - g.cycle0) / g.step));
-    const yOf = (val) => top + h - Math.min(1, val / this.max) * h;
+    const max = this.scaleMax();
+    const yOf = (val) => top + h - Math.min(1, val / max) * h;
     ctx.beginPath();
     let open = false;
     for (let i = i0; i < i1; i++) {
@@ -43,8 +44,10 @@ export class CounterTrack {
     }
     ctx.strokeStyle = INK; ctx.lineWidth = 1.25; ctx.stroke();
     ctx.font = '9px sans-serif'; ctx.fillStyle = MUTED; ctx.textAlign = 'right'; ctx.textBaseline = 'top';
-    ctx.fillText(FRACTION.has(this.key) ? '100%' : num(this.max / 1.1), view.x0 + view.width - 2, top);
+    ctx.fillText(FRACTION.has(this.key) ? '100%' : num(max / 1.1), view.x0 + view.width - 2, top);
   }
+  // a compared run's track shares its scale with the same metric of the main run (`peer`)
+  scaleMax() { return Math.max(this.max || 1, (this.peer && this.peer.max) || 0); }
   valueAt(cycle) {
     const g = this.src.groups.ctr;
     const i = bucketAt(g, cycle);

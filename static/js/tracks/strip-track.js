@@ -39,7 +39,7 @@ export class StripTrack {
       const yy = y + sm * rh;
       if (ctx.vector) {
         rectBuckets(ctx, g.cols.dom, g.n, r, g.cycle0, g.step, view, yy, rh - (rh > 3 ? 1 : 0),
-          (v) => stateColour(this.src.meta.states, v), (i) => Math.round(frac(g.cols.act[i]) * 20) / 20);
+          (v) => stateColour(this.src.meta.states, v), (i) => (g.cols.act[i] ? Math.round((110 + 145 * frac(g.cols.act[i])) / 255 * 20) / 20 : 0));
       } else if (this.bms[k]) {
         const bm = this.bms[k];
         const i0 = Math.max(0, Math.floor((view.a - g.cycle0) / g.step));

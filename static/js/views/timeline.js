@@ -89,6 +89,10 @@ export class Timeline {
         tracks: [new KernelTrack(c, p), new StatesTrack(c, p)].concat(
           [ipc, occ].filter(Boolean).map(([k, l, u, d]) => new CounterTrack(c, k, l, u, p, d))) });
     }
+    if (this.cmp && this.cmp.meta) {
+      const last = sections[sections.length - 1].tracks;
+      for (const t of last) if (t.key && byKey[t.key]) { t.peer = byKey[t.key]; byKey[t.key].peer = t; }
+    }
     this.sections = sections;
     this.tracks = sections.flatMap((x) => x.tracks);
     for (const t of this.tracks) if (t.src.groups && Object.keys(t.src.groups).length) t.setData();
