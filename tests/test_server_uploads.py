@@ -109,3 +109,23 @@ def test_cuda_source_without_nvcc_or_with_errors_is_explained(client, monkeypatc
     monkeypatch.setattr(up, "find_nvcc", lambda: None)
     r = upload(client, {"cu": ("k.cu", b"__global__ void k() {}")}, {**CASE, "kernel": "k", "args": []})
     assert r.status_code == 400 and "nvcc is not available" in r.get_json()["error"]
+
+
+CU = b"""extern "C" __global__ void scale(int n, float a, float *x) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"""
+
+
+def test_cuda_source_is_compiled_with_nvcc(client):
+    import webapp.uploads as up
+    if up.find_nvcc() is None:
+        pytest.skip("no nvcc on this machine (PyPI's nvidia-cuda-nvcc provides one)")
+    case = {"name": "cu_scale", "kernel": "scale", "grid": [4], "block": [128],
+            "args": [{"kind": "scalar", "dtype": "i32", "value": 512}, {"kind": "scalar", "dtype": "f32", "value": 2.0},
+                     {"kind": "buffer", "dtype": "f32", "count": 512, "init": "iota", "output": True}]}
+    r = upload(client, {"cu": ("scale.cu", CU)}, {**case, "ptx": "scale.ptx"})
+    assert r.status_code == 201, r.get_json()
+    bad = upload(client, {"cu": ("broken.cu", b"__global__ void k( {")}, {**case, "ptx": "broken.ptx"})
+    assert bad.status_code == 400 and "broken.cu: nvcc failed" in bad.get_json()["error"]

@@ -12,12 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.recording import NSTATES, STATE_INDEX
-
 from . import codec, runfile
-from .ctr_builder import ctr_sm_dtype
-from .layout import (CARRY_DT, CTA_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES,
-                     SLOT_LEVELS, STRIP_LEVELS, WS_DT, chunk_spec)
+from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES, SLOT_LEVELS,
+                     STRIP_LEVELS, chunk_spec)
 from .lod import dominant_sparse, runs_of
 
 MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
