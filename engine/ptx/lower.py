@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ffi import E, ffi
-from . import cfg, regalloc, schedule
+from . import cfg, ifconvert, regalloc, schedule
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
 from .checks import check_arity, check_types
@@ -942,6 +942,8 @@ class Lowering:
             row = self.insts[pc]
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
         program = self._pack(infos)
+        if self.schedule:
+            ifconvert.convert(program, _succ_fn)
         # register pressure (hardware registers per thread, for occupancy) is measured in nvcc's order:
         # ptxas schedules with an eye on pressure, our list scheduler does not, so the scheduled order
         # would overstate it (sgemm_rb64: 112 against the 40 the driver's JIT allocates)
@@ -1157,7 +1159,8 @@ def _succ_fn(insts, start: int):
 
 def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:
     """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
-    schedule=False keeps nvcc's instruction order instead of ptxas-like list scheduling (schedule.py)."""
+    schedule=False keeps nvcc's code as written instead of the ptxas-like transformations (if-conversion
+    of short branches, ifconvert.py, then list scheduling within basic blocks, schedule.py)."""
     lw = Lowering(mod, source)
     lw.regalloc = regalloc
     lw.schedule = schedule
