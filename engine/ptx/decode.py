@@ -146,6 +146,8 @@ def decode(opcode: str) -> Decoded:
         elif m in FLAGS and not (op in (OP["setp"], OP["set"]) and m in BOOL_OPS):
             d.flags |= FLAGS[m]
         elif m in IGNORED or m.startswith("L2::") or m.startswith("L1::"):
+            if m == "satfinite" and op == OP["cvt"]:
+                d.aux |= 1                            # cvt .satfinite (exec_cvt.c)
             if m == "cg" and op == OP["cp_async"]:
                 d.flags |= F["bulk"]                  # cp.async.cg: bypass L1 (timing only)
         elif not _op_specific(d, op, m, i, mods):
