@@ -15,7 +15,8 @@ NP = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np
       "f16": np.float16, "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32,
       "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32, "b64": np.uint64, "u64": np.uint64,
       "s64": np.int64, "f64": np.float64, "pred": np.uint8}
-REG = {"b8": "b16", "u8": "b16", "s8": "b16"}   # 8-bit values live in 16-bit registers
+# 8-bit values live in 16-bit registers; bf16 values in .b16/.b32 registers (PTX has no .bf16 registers)
+REG = {"b8": "b16", "u8": "b16", "s8": "b16", "bf16": "b16", "bf16x2": "b32"}
 LDT = {"f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32", "pred": "u8"}
 
 
@@ -26,8 +27,8 @@ def _ld_type(t):
 def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = False, extra: str = "") -> str:
     names = list(ins)
     params = ",\n".join(f"  .param .u64 p_{n}" for n in names + (["d"] if d else []) + (["p"] if pred_out else []))
-    lines = [".version 8.0", ".target sm_90", ".address_size 64", "", f".visible .entry k(\n{params},\n  .param .u32 n)", "{"]
-    lines += ["  .reg .pred %p, %q, %pin;", "  .reg .b32 %tid, %n, %pv;", "  .reg .b64 %off, %addr, %ptr;"]
+    lines = [".version 8.5", ".target sm_90", ".address_size 64", "", f".visible .entry k(\n{params},\n  .param .u32 n)", "{"]
+    lines += ["  .reg .pred %p, %q, %pin;", "  .reg .b32 %gid, %n, %pv;", "  .reg .b64 %off, %addr, %ptr;"]
     for n, t in ins.items():
         if t == "pred":
             lines.append(f"  .reg .u16 %{n}_raw;")
@@ -35,12 +36,12 @@ def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = Fa
         lines.append(f"  .reg .{REG.get(t, t)} %{n};")
     if d:
         lines.append(f"  .reg .{REG.get(d, d)} %d;")
-    lines += ["  mov.u32 %tid, %tid.x;", "  mov.u32 %pv, %ctaid.x;", "  mov.u32 %n, %ntid.x;",
-              "  mad.lo.u32 %tid, %pv, %n, %tid;", "  ld.param.u32 %n, [n];", "  setp.ge.u32 %p, %tid, %n;",
+    lines += ["  mov.u32 %gid, %tid.x;", "  mov.u32 %pv, %ctaid.x;", "  mov.u32 %n, %ntid.x;",
+              "  mad.lo.u32 %gid, %pv, %n, %gid;", "  ld.param.u32 %n, [n];", "  setp.ge.u32 %p, %gid, %n;",
               "  @%p bra DONE;"]
     for n, t in ins.items():
         size = max(1, int(np.dtype(NP[t]).itemsize))
-        lines += [f"  ld.param.u64 %ptr, [p_{n}];", f"  mul.wide.u32 %off, %tid, {size};",
+        lines += [f"  ld.param.u64 %ptr, [p_{n}];", f"  mul.wide.u32 %off, %gid, {size};",
                   "  add.u64 %addr, %ptr, %off;"]
         if t == "pred":
             lines += [f"  ld.global.u8 %{n}_raw, [%addr];", f"  setp.ne.u16 %{n}, %{n}_raw, 0;"]
@@ -55,10 +56,10 @@ def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = Fa
     if d:
         size = int(np.dtype(NP[d]).itemsize)
         st = _ld_type(d) if d not in ("b8", "u8", "s8") else "u8"
-        lines += ["  ld.param.u64 %ptr, [p_d];", f"  mul.wide.u32 %off, %tid, {size};", "  add.u64 %addr, %ptr, %off;",
+        lines += ["  ld.param.u64 %ptr, [p_d];", f"  mul.wide.u32 %off, %gid, {size};", "  add.u64 %addr, %ptr, %off;",
                   f"  st.global.{st} [%addr], %d;"]
     if pred_out:
-        lines += ["  ld.param.u64 %ptr, [p_p];", "  cvt.u64.u32 %off, %tid;", "  add.u64 %addr, %ptr, %off;",
+        lines += ["  ld.param.u64 %ptr, [p_p];", "  cvt.u64.u32 %off, %gid;", "  add.u64 %addr, %ptr, %off;",
                   "  selp.u32 %pv, 1, 0, %p;", "  st.global.u8 [%addr], %pv;"]
     lines += ["DONE:", "  ret;", "}"]
     # the predicate inputs are declared as .pred registers named like the input

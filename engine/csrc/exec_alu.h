@@ -92,6 +92,7 @@ static inline int64_t gs_sext(uint64_t v, int bits) {
  * requirement). p + c must not overflow the double range (true for sums of f32 products). */
 static inline double gs_odd_sum(double p, double c) {
     double s = p + c;
+    if (!isfinite(s)) return s;              /* inf/NaN: exact as is (TwoSum would make NaN) */
     double bp = s - c, bc = s - bp;
     double e = (p - bp) + (c - bc);          /* exact: p + c = s + e */
     uint64_t u;

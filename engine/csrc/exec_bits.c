@@ -149,19 +149,23 @@ GS_HANDLER(h_fns) {
     return GS_X_NEXT;
 }
 
-/* bfe.type d, a, pos, len: extract len bits at pos (both taken mod 256), zero- or sign-extended;
- * bits past the msb read as the sign (signed) or 0 (unsigned); len 0 gives 0. */
+/* bfe.type d, a, pos, len: extract len bits at pos, zero- or sign-extended; bits past the msb read as
+ * the sign (signed) or 0 (unsigned); len 0 gives 0. pos and len are taken mod 256 for 32-bit types
+ * (the hardware's 8-bit fields, as PTX says) but whole for 64-bit types, which the hardware does with
+ * shifts (measured on an H200). */
 GS_HANDLER(h_bfe) {
     (void)c;
     int bits = gs_type_bits(x->type), s = gs_type_is_signed(x->type), msb = bits - 1;
+    uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
     uint64_t *d = gs_opr(w, x, 0);
     const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
     GS_LANES(m, l, {
         uint64_t a = pa[l] & gs_width_mask(bits);
-        uint32_t pos = (uint32_t)pb[l] & 0xff, len = (uint32_t)pc[l] & 0xff;
+        uint32_t pos = (uint32_t)pb[l] & fm, len = (uint32_t)pc[l] & fm;
         uint64_t r = 0;
         if (len) {
-            uint32_t top = pos + len - 1 > (uint32_t)msb ? (uint32_t)msb : pos + len - 1;
+            uint64_t end = (uint64_t)pos + len - 1;
+            uint32_t top = end > (uint64_t)msb ? (uint32_t)msb : (uint32_t)end;
             uint64_t sbit = s ? (a >> top) & 1 : 0;
             uint64_t field = pos > (uint32_t)msb ? 0 : (a >> pos);
             uint32_t got = pos > (uint32_t)msb ? 0 : (uint32_t)msb - pos + 1;   /* bits available */
@@ -174,16 +178,18 @@ GS_HANDLER(h_bfe) {
     return GS_X_NEXT;
 }
 
-/* bfi.type f, a, b, pos, len: b with len bits of a inserted at pos (bits past the msb dropped) */
+/* bfi.type f, a, b, pos, len: b with len bits of a inserted at pos (bits past the msb dropped); pos
+ * and len as in bfe (mod 256 for b32, whole for b64) */
 GS_HANDLER(h_bfi) {
     (void)c;
     int bits = gs_type_bits(x->type), msb = bits - 1;
+    uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
     uint64_t *d = gs_opr(w, x, 0);
     const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3),
                    *pd = gs_opr(w, x, 4);
     GS_LANES(m, l, {
         uint64_t a = pa[l], b = pb[l] & gs_width_mask(bits);
-        uint32_t pos = (uint32_t)pc[l] & 0xff, len = (uint32_t)pd[l] & 0xff;
+        uint32_t pos = (uint32_t)pc[l] & fm, len = (uint32_t)pd[l] & fm;
         if (len && pos <= (uint32_t)msb) {
             uint32_t n = (uint32_t)msb - pos + 1;
             if (n > len) n = len;

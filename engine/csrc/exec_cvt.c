@@ -115,7 +115,7 @@ GS_HANDLER(h_cvt_fi) {
     GS_LANES(m, l, {
         double v = round_int(src_val(st, a[l], ftz), rnd);
         int64_t r;
-        if (v != v) r = 0;
+        if (v != v) r = st == GS_T_F64 ? (int64_t)(1ull << (db - 1)) : 0;   /* f64: sign bit (measured) */
         else if (v >= hi_ex) r = (int64_t)max_u;
         else if (v <= lo) r = min_i;
         else r = ds ? (int64_t)v : (int64_t)(uint64_t)v;
@@ -184,12 +184,29 @@ typedef struct ffmode {
     int st, dt, rnd, ftz, sat, relu, satfinite, integral;
 } ffmode;
 
-static uint64_t cvt_ff(const ffmode *mo, double v) {
+/* NaN conversions as an H200 does them (tests/kernels/isa_h200.npz): from f64 and from bf16 to f32 the
+ * payload is kept (quieted), as on x86; f32 and f16 sources give the canonical NaN of the destination,
+ * except cvt.ftz.f64.f32, which widens the canonical f32 NaN. */
+static uint64_t nan_ff(const ffmode *mo, uint64_t raw) {
+    int dt = mo->dt, st = mo->st;
+    if (st == GS_T_F64) {
+        if (dt == GS_T_F64) return raw | 0x0008000000000000ull;
+        uint32_t u = gs_u32_of((float)gs_f64(raw));       /* host: quiet, payload kept */
+        if (dt == GS_T_F32) return u;
+        if (dt == GS_T_F16) return ((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu);
+        if (dt == GS_T_BF16) return (u >> 16) | 0x40u;
+    }
+    if (st == GS_T_BF16 && dt == GS_T_F32) return (raw << 16) | 0x400000u;
+    if (dt == GS_T_F64) return (st == GS_T_F32 && mo->ftz) ? 0x7fffffffe0000000ull : GS_NAN64;
+    return fmt_of(dt)->nan;
+}
+
+static uint64_t cvt_ff(const ffmode *mo, double v, uint64_t raw) {
     int dt = mo->dt;
     if (mo->integral) v = round_int(v, mo->rnd);
     if (v != v) {
         if (mo->sat) v = 0;
-        else return dt == GS_T_F64 ? GS_NAN64 : fmt_of(dt)->nan;
+        else return nan_ff(mo, raw);
     }
     if (mo->sat) v = gs_sat64(v);
     if (mo->relu && (v < 0 || (v == 0 && signbit(v)))) v = 0;
@@ -223,7 +240,7 @@ static ffmode ff_mode(const gs_xinst *x, int st) {
 GS_HANDLER(h_cvt_f64_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_res64((double)gs_f32(a[l]))); return GS_X_NEXT; }
 GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
-    GS_VLANES(m, l, d[l] = gs_res32((float)gs_f64(a[l]))); return GS_X_NEXT; }
+    GS_VLANES(m, l, d[l] = gs_u32_of((float)gs_f64(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
 
 GS_HANDLER(h_cvt_ff) {
     (void)c;
@@ -231,7 +248,7 @@ GS_HANDLER(h_cvt_ff) {
     int sftz = mo.ftz && x->type2 == GS_T_F32;
     uint64_t *d = gs_opr(w, x, 0);
     const uint64_t *a = gs_opr(w, x, 1);
-    GS_LANES(m, l, d[l] = cvt_ff(&mo, src_val(x->type2, a[l], sftz)));
+    GS_LANES(m, l, d[l] = cvt_ff(&mo, src_val(x->type2, a[l], sftz), a[l]));
     return GS_X_NEXT;
 }
 
@@ -242,8 +259,8 @@ GS_HANDLER(h_cvt_pack_f32) {
     int hb = gs_type_bits(x->type) / 2;
     uint64_t *d = gs_opr(w, x, 0);
     const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
-    GS_LANES(m, l, d[l] = (cvt_ff(&mo, src_val(GS_T_F32, pa[l], 0)) << hb) |
-                          cvt_ff(&mo, src_val(GS_T_F32, pb[l], 0)));
+    GS_LANES(m, l, d[l] = (cvt_ff(&mo, src_val(GS_T_F32, pa[l], 0), pa[l]) << hb) |
+                          cvt_ff(&mo, src_val(GS_T_F32, pb[l], 0), pb[l]));
     return GS_X_NEXT;
 }
 
@@ -259,7 +276,7 @@ GS_HANDLER(h_cvt_x2) {
         uint64_t r = 0;
         for (int i = 0; i < 2; i++) {
             uint32_t e = (uint32_t)(pa[l] >> (i * sh)) & (uint32_t)gs_width_mask(sh);
-            r |= cvt_ff(&mo, gs_fmt_decode(e, sf)) << (i * dh);
+            r |= cvt_ff(&mo, gs_fmt_decode(e, sf), e) << (i * dh);
         }
         d[l] = r;
     });
@@ -357,7 +374,8 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
         return h_cvt_ff;
     }
     if (is_x2(dt) && st == GS_T_F32) {
-        if (x->ir->nopnd != 3 || rnd != GS_RND_RN) return NULL;
+        int fp8 = dt == GS_T_E4M3X2 || dt == GS_T_E5M2X2;
+        if (x->ir->nopnd != 3 || !(rnd == GS_RND_RN || (rnd == GS_RND_RZ && !fp8))) return NULL;
         if (f & ~GS_F_RELU) return NULL;
         if ((dt == GS_T_E4M3X2 || dt == GS_T_E5M2X2) && !SATFINITE(x)) return NULL;
         return h_cvt_pack_f32;

@@ -9,11 +9,12 @@
  *
  * Numerical hazards, as on hardware:
  *  - add/sub/mul wrap; add.sat.s32 clamps to [INT32_MIN, INT32_MAX];
- *  - div/rem by zero: the quotient is all ones (unsigned) and the remainder is the dividend; signed
- *    division by zero is what the hardware's unsigned divide of the magnitudes gives after the sign fix
- *    (see sdiv below); INT_MIN / -1 wraps to INT_MIN with remainder 0;
- *  - the carry flag (CC.CF, one bit per lane in gs_warp.carry) is written by .cc forms; for sub.cc and
- *    subc it holds the borrow, as PTX defines it.
+ *  - div/rem by zero (PTX: unspecified) give all ones, quotient and remainder, signed or not, as an
+ *    H200 does (tests/kernels/isa_h200.npz); INT_MIN / -1 wraps to INT_MIN with remainder 0;
+ *  - the carry flag (CC.CF, one bit per lane in gs_warp.carry) is written by .cc forms. Subtraction is
+ *    done as the hardware does it, a + ~b + carry-in (carry-in 1 for sub.cc, CF for subc), and CF is
+ *    that sum's carry-out, i.e. NOT borrow: sub.cc/subc chains compute multi-word differences, and
+ *    mixed chains (add.cc then subc) give the hardware's results (measured), not PTX's prose.
  */
 #include "exec_alu.h"
 
@@ -74,15 +75,14 @@
 
 /* high half of the double-width product */
 #define MULHI ((TT)(((WT)a * (WT)b) >> NB))
-/* signed division as the hardware does it: unsigned divide of the magnitudes (x/0 = all ones), then
- * the sign of the quotient applied. Unsigned types take the first branch. */
+/* division on magnitudes with the sign applied after (INT_MIN / -1 wraps); by zero: all ones */
 #define ISNEG(v) (SG && ((UT)(v) >> (NB - 1)))
 #define SDIV(a, b)                                                                                 \
-    (ISNEG(a) != ISNEG(b) ? (AT)0 - (AT)udiv_mag(a, b) : (AT)udiv_mag(a, b))
-#define SREM(a, b) (ISNEG(a) ? (AT)0 - (AT)urem_mag(a, b) : (AT)urem_mag(a, b))
+    ((b) == 0 ? (AT)~(AT)0 : ISNEG(a) != ISNEG(b) ? (AT)0 - (AT)udiv_mag(a, b) : (AT)udiv_mag(a, b))
+#define SREM(a, b) ((b) == 0 ? (AT)~(AT)0 : ISNEG(a) ? (AT)0 - (AT)urem_mag(a, b) : (AT)urem_mag(a, b))
 #define MAG(v) (ISNEG(v) ? (UT)((UT)0 - (UT)(v)) : (UT)(v))
 #define udiv_mag(a, b) (MAG(b) ? (UT)(MAG(a) / MAG(b)) : (UT)~(UT)0)
-#define urem_mag(a, b) (MAG(b) ? (UT)(MAG(a) % MAG(b)) : MAG(a))
+#define urem_mag(a, b) (MAG(b) ? (UT)(MAG(a) % MAG(b)) : (UT)~(UT)0)
 
 INT_TYPES(GEN_BIN, h_add, (AT)a + (AT)b)
 INT_TYPES(GEN_BIN, h_sub, (AT)a - (AT)b)
@@ -180,8 +180,10 @@ GS_HANDLER(h_max_relu_s32) {
                 a = hi ? (U)(p >> BITS) : (U)p;                                                    \
                 b = (U)pc[l];                                                                      \
             }                                                                                      \
-            if (is_sub) { r = a - b - k; co = (W)a < (W)b + k; }                                   \
-            else { W s = (W)a + b + k; r = (U)s; co = (unsigned)(s >> BITS) & 1; }                 \
+            if (is_sub) { b = (U)~b; k = cin ? k : 1; }   /* a - b = a + ~b + 1; subc: + CF */     \
+            W s = (W)a + b + k;                                                                    \
+            r = (U)s;                                                                              \
+            co = (unsigned)(s >> BITS) & 1;                                                        \
             d[l] = r;                                                                              \
             out |= (uint32_t)co << l;                                                              \
         });                                                                                        \

@@ -103,7 +103,7 @@ GS_HANDLER(h_sfu_ieee_f64) {
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         double a = gs_f64(pa[l]);
-        d[l] = gs_res64(k == S_RCP ? 1.0 / a : sqrt(a));
+        d[l] = gs_bits_f64(k == S_RCP ? 1.0 / a : sqrt(a));     /* f64 NaNs as the host's */
     });
     if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
     return GS_X_NEXT;
@@ -123,8 +123,7 @@ GS_HANDLER(h_sfu_approx_f64) {
         if (ftz) a = gs_ftz64(a);
         double r = k == S_RCP ? 1.0 / a : 1.0 / sqrt(a);
         if (ftz) r = gs_ftz64(r);
-        uint64_t b = gs_res64(r);
-        if (ftz && b != GS_NAN64) b &= 0xffffffff00000000ull;
+        uint64_t b = ftz ? gs_res64(r) & 0xffffffff00000000ull : gs_bits_f64(r);
         d[l] = b;
     });
     return GS_X_NEXT;
