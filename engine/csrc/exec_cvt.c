@@ -85,7 +85,8 @@ GS_HANDLER(h_cvt_ii) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * float -> int
+ * float -> int. NaN gives 0, except (measured on an H200) from f64 and into 64-bit integers, where it
+ * gives the pattern 1 << (width - 1).
  * --------------------------------------------------------------------------------------------- */
 static inline double round_int(double v, int rnd) {
     switch (rnd) {
@@ -115,7 +116,7 @@ GS_HANDLER(h_cvt_fi) {
     GS_LANES(m, l, {
         double v = round_int(src_val(st, a[l], ftz), rnd);
         int64_t r;
-        if (v != v) r = st == GS_T_F64 ? (int64_t)(1ull << (db - 1)) : 0;   /* f64: sign bit (measured) */
+        if (v != v) r = (st == GS_T_F64 || db == 64) ? (int64_t)(1ull << (db - 1)) : 0;
         else if (v >= hi_ex) r = (int64_t)max_u;
         else if (v <= lo) r = min_i;
         else r = ds ? (int64_t)v : (int64_t)(uint64_t)v;
@@ -184,9 +185,9 @@ typedef struct ffmode {
     int st, dt, rnd, ftz, sat, relu, satfinite, integral;
 } ffmode;
 
-/* NaN conversions as an H200 does them (tests/kernels/isa_h200.npz): from f64 and from bf16 to f32 the
- * payload is kept (quieted), as on x86; f32 and f16 sources give the canonical NaN of the destination,
- * except cvt.ftz.f64.f32, which widens the canonical f32 NaN. */
+/* NaN conversions as an H200 does them (tests/kernels/isa_h200.npz): f64 -> narrower, f32 -> f64 and
+ * f16 -> f64 keep the payload, quieted, as x86 does (the host conversion); bf16 -> f32 is a shift; other
+ * sources give the canonical NaN of the destination, cvt.ftz.f64.f32 the widened canonical f32 NaN. */
 static uint64_t nan_ff(const ffmode *mo, uint64_t raw) {
     int dt = mo->dt, st = mo->st;
     if (st == GS_T_F64) {
@@ -196,9 +197,22 @@ static uint64_t nan_ff(const ffmode *mo, uint64_t raw) {
         if (dt == GS_T_F16) return ((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu);
         if (dt == GS_T_BF16) return (u >> 16) | 0x40u;
     }
-    if (st == GS_T_BF16 && dt == GS_T_F32) return (raw << 16) | 0x400000u;
-    if (dt == GS_T_F64) return (st == GS_T_F32 && mo->ftz) ? 0x7fffffffe0000000ull : GS_NAN64;
+    if (st == GS_T_BF16 && dt == GS_T_F32) return raw << 16;
+    if (st == GS_T_F16 && dt == GS_T_F64)
+        return ((raw & 0x8000u) << 48) | 0x7ff8000000000000ull | ((raw & 0x3ffu) << 42);
+    if (dt == GS_T_F64 && st == GS_T_F32)
+        return mo->ftz ? 0x7fffffffe0000000ull : gs_bits_f64((double)gs_f32(raw));
+    if (dt == GS_T_F64) return GS_NAN64;
+    if (dt == GS_T_TF32) return 0x7fffe000u;
     return fmt_of(dt)->nan;
+}
+
+/* cvt.rna{.satfinite}.tf32.f32, bit for bit as the hardware does it: round half away on the bit
+ * pattern (NaN payloads included); .satfinite then steps an all-ones exponent down one tf32 ulp */
+static inline uint32_t tf32_rna(uint32_t u, int satfinite) {
+    uint32_t r = (u + 0x1000u) & 0xffffe000u;
+    if (satfinite && (r & 0x7f800000u) == 0x7f800000u) r -= 0x2000u;
+    return r;
 }
 
 static uint64_t cvt_ff(const ffmode *mo, double v, uint64_t raw) {
@@ -238,9 +252,22 @@ static ffmode ff_mode(const gs_xinst *x, int st) {
 }
 
 GS_HANDLER(h_cvt_f64_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
-    GS_VLANES(m, l, d[l] = gs_res64((double)gs_f32(a[l]))); return GS_X_NEXT; }
+    GS_VLANES(m, l, d[l] = gs_bits_f64((double)gs_f32(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
 GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_u32_of((float)gs_f64(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
+
+GS_HANDLER(h_cvt_tf32_rna) {
+    (void)c;
+    int sf = SATFINITE(x), relu = (x->flags & GS_F_RELU) != 0;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_opr(w, x, 1);
+    GS_LANES(m, l, {
+        uint32_t u = (uint32_t)a[l];
+        if (relu && (u >> 31) && !((u & 0x7fffffffu) > 0x7f800000u)) u = 0;
+        d[l] = tf32_rna(u, sf);
+    });
+    return GS_X_NEXT;
+}
 
 GS_HANDLER(h_cvt_ff) {
     (void)c;
@@ -367,6 +394,7 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
             return NULL;                                  /* narrowing needs a rounding */
         }
         if (st == GS_T_TF32 && dt != GS_T_TF32 && dt != GS_T_F32) return NULL;
+        if (dt == GS_T_TF32 && st == GS_T_F32 && rnd == GS_RND_RNA && !(f & ~GS_F_RELU)) return h_cvt_tf32_rna;
         if (!f && !SATFINITE(x)) {
             if (dt == GS_T_F64 && st == GS_T_F32 && rnd == GS_RND_NONE) return h_cvt_f64_f32;
             if (dt == GS_T_F32 && st == GS_T_F64 && rnd == GS_RND_RN) return h_cvt_rn_f32_f64;

@@ -181,15 +181,15 @@ static inline float max32(float a, float b) {
     if (a == b) return signbit(a) ? b : a;
     return a > b ? a : b;
 }
-/* f64: both operands NaN give the default quiet NaN (0x7ff8000000000000, as measured) */
+/* f64: both operands NaN give a, quieted (as measured); the host's a + a does exactly that */
 static inline double min64(double a, double b) {
-    if (a != a) return b != b ? (double)NAN : b;
+    if (a != a) return b != b ? a + a : b;
     if (b != b) return a;
     if (a == b) return signbit(a) ? a : b;
     return a < b ? a : b;
 }
 static inline double max64(double a, double b) {
-    if (a != a) return b != b ? (double)NAN : b;
+    if (a != a) return b != b ? a + a : b;
     if (b != b) return a;
     if (a == b) return signbit(a) ? b : a;
     return a > b ? a : b;
@@ -237,8 +237,9 @@ GS_HANDLER(h_minmax_f64_gen) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * abs, neg, copysign: sign-bit operations (NaN payloads pass through); .ftz flushes the input.
- * copysign d, a, b: b's magnitude with a's sign.
+ * abs, neg, copysign: sign-bit operations; .ftz flushes the input. NaN operands as measured on an H200:
+ * f32 abs/neg give the canonical NaN, f64 abs/neg return the NaN quieted with its sign unchanged,
+ * copysign moves bits. copysign d, a, b: b's magnitude with a's sign.
  * --------------------------------------------------------------------------------------------- */
 #define SIGN_OP(name, EXPR)                                                                        \
     GS_HANDLER(name) {                                                                             \
@@ -249,14 +250,15 @@ GS_HANDLER(h_minmax_f64_gen) {
         return GS_X_NEXT;                                                                          \
     }
 #define FTZB(a) ((((a) & 0x7f800000u) == 0) ? ((a) & 0x80000000u) : (a))
-SIGN_OP(h_abs_f32, (uint32_t)a & 0x7fffffffu)
-SIGN_OP(h_neg_f32, ((uint32_t)a ^ 0x80000000u))
-SIGN_OP(h_abs_f32_ftz, FTZB((uint32_t)a) & 0x7fffffffu)
-SIGN_OP(h_neg_f32_ftz, FTZB((uint32_t)a) ^ 0x80000000u)
-/* f64 neg/abs leave a NaN as it is (measured) */
+#define NAN32(a) (((a) & 0x7fffffffu) > 0x7f800000u)
 #define NAN64(a) (((a) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
-SIGN_OP(h_abs_f64, NAN64(a) ? a : a & 0x7fffffffffffffffull)
-SIGN_OP(h_neg_f64, NAN64(a) ? a : a ^ 0x8000000000000000ull)
+#define QUIET64(a) ((a) | 0x0008000000000000ull)
+SIGN_OP(h_abs_f32, NAN32((uint32_t)a) ? GS_NAN32 : (uint32_t)a & 0x7fffffffu)
+SIGN_OP(h_neg_f32, NAN32((uint32_t)a) ? GS_NAN32 : (uint32_t)a ^ 0x80000000u)
+SIGN_OP(h_abs_f32_ftz, NAN32((uint32_t)a) ? GS_NAN32 : FTZB((uint32_t)a) & 0x7fffffffu)
+SIGN_OP(h_neg_f32_ftz, NAN32((uint32_t)a) ? GS_NAN32 : FTZB((uint32_t)a) ^ 0x80000000u)
+SIGN_OP(h_abs_f64, NAN64(a) ? QUIET64(a) : a & 0x7fffffffffffffffull)
+SIGN_OP(h_neg_f64, NAN64(a) ? QUIET64(a) : a ^ 0x8000000000000000ull)
 SIGN_OP(h_copysign_f32, ((uint32_t)a & 0x80000000u) | ((uint32_t)b & 0x7fffffffu))
 SIGN_OP(h_copysign_f64, (a & 0x8000000000000000ull) | (b & 0x7fffffffffffffffull))
 

@@ -34,7 +34,8 @@ static inline double hmin(double a, double b, int is_max) {
 static uint32_t helem(const hmode *h, uint32_t ua, uint32_t ub, uint32_t uc) {
     const gs_fmt *f = h->fmt;
     if (h->op == H_NEG || h->op == H_ABS) {
-        if (f == &GS_FMT_BF16 && (ua & 0x7fffu) > 0x7f80u) return f->nan;  /* bf16: canonical (measured) */
+        /* a NaN operand gives the canonical NaN (measured on an H200) */
+        if ((ua & 0x7fffu) > (f == &GS_FMT_BF16 ? 0x7f80u : 0x7c00u)) return f->nan;
         if (h->ftz) ua = gs_fmt_ftz(ua, f);
         return h->op == H_NEG ? ua ^ 0x8000u : ua & 0x7fffu;
     }

@@ -12,24 +12,30 @@ import zlib
 
 import numpy as np
 
-N = 512
+N = 512          # inputs per case: a 16 x 16 grid of edge values, then random values
 
-F32_EDGE = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e-45, -1e-45,
-                     1.1754942e-38, 1.17549435e-38, -1.17549435e-38, 3.4028235e38, -3.4028235e38, 0.1,
-                     65504.0, 65520.0, 2.0 ** 126, 2.0 ** 127 * 1.5, 1e30, 3.0, 7.0, -0.75, 8388609.0],
-                    np.float32)
-F64_EDGE = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, np.inf, -np.inf, np.nan, 5e-324, -5e-324,
-                     2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308, 0.1,
-                     1e-310, 3.0, 2.0 ** 1022, 2.0 ** 1023 * 1.5, 4503599627370497.0, -0.75, 1e300],
-                    np.float64)
-H16_EDGE = np.array([0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x3e00, 0x4100, 0xc100, 0x7c00, 0xfc00, 0x7e00,
-                     0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3555, 0x1400, 0x4248, 0x7fff, 0xfc01],
-                    np.uint16)
-BF16_EDGE = np.array([0x0000, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0x3fc0, 0x4020, 0xc020, 0x7f80, 0xff80, 0x7fc0,
-                      0x0001, 0x8001, 0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3daa, 0x4049, 0x7fff, 0x0f00, 0x7000],
-                     np.uint16)
-I_EDGE = [0, 1, -1, 2, -2, 3, 7, 31, 32, 33, 63, 64, 100, 255, 256, 0x7fff, 0x8000, 0xffff, 0x7fffffff,
-          -0x80000000, 0x80000000, 0xffffffff, 0x7fffffffffffffff, -0x8000000000000000, 12345, -12345]
+# Edge values: the first 16 of each list meet each other in every pairing (the first half of an
+# operand's inputs is a 16 x 16 grid), the rest are spread over the random second half.
+F32_EDGE = np.array([0.0, -0.0, 1.0, -1.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38,
+                     1.17549435e-38, 3.4028235e38, 0.5, 2.0 ** 126 * 1.5,
+                     -1.17549435e-38, -3.4028235e38, 0.1, 65504.0, 65520.0, 2.0 ** 127 * 1.5, 1e30, 3.0, 7.0,
+                     -0.75, 8388609.0, 2.5, 2.0 ** -126 * 0.75, 0.99999994, 16777217.0], np.float32)
+F32_NANS = np.array([0xffc00000, 0x7f800001, 0x7fa00000, 0xff812345], np.uint32)
+F64_EDGE = np.array([0.0, -0.0, 1.0, -1.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 5e-324, -5e-324,
+                     2.2250738585072014e-308, 1e-310, 1.7976931348623157e308, 0.5, 2.0 ** 1023 * 1.5,
+                     -1.7976931348623157e308, 0.1, 3.0, 2.0 ** 1022, 4503599627370497.0, -0.75, 1e300, 2.5,
+                     2.0 ** 63, -2.0 ** 63, 2.0 ** 64, 4294967296.0, 2147483648.5, 1e-300], np.float64)
+F64_NANS = np.array([0xfff8000000000000, 0x7ff0000000000001, 0x7ff4000000000000, 0xfff0000012345678],
+                    np.uint64)
+H16_EDGE = np.array([0x0000, 0x8000, 0x3c00, 0xbc00, 0x3e00, 0xc100, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x8001,
+                     0x03ff, 0x0400, 0x7bff, 0x3800, 0x7fff,
+                     0xfbff, 0x3555, 0x1400, 0x4248, 0xfc01, 0x7d00, 0x4100, 0x3bff, 0x0200], np.uint16)
+BF16_EDGE = np.array([0x0000, 0x8000, 0x3f80, 0xbf80, 0x3fc0, 0xc020, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8001,
+                      0x007f, 0x0080, 0x7f7f, 0x3f00, 0x7fff,
+                      0xff7f, 0x3daa, 0x4049, 0x0f00, 0x7000, 0x7f81, 0x4020, 0x3f7f], np.uint16)
+I_EDGE = [0, 1, -1, 2, -2, 31, 32, 63, 64, 0x7fff, 0x8000, 0xffff, 0x7fffffff, -0x80000000,
+          0x7fffffffffffffff, -0x8000000000000000,
+          3, 7, 33, 100, 255, 256, 0x80000000, 0xffffffff, 12345, -12345, -0x7fffffff, 0x100000000]
 
 INT_BITS = {"u16": 16, "s16": 16, "b16": 16, "u32": 32, "s32": 32, "b32": 32, "u64": 64, "s64": 64,
             "b64": 64, "u8": 8, "s8": 8}
@@ -39,38 +45,44 @@ def _rng(name: str, k: int) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(f"{name}/{k}".encode()))
 
 
-def _pairs(edge: np.ndarray, k: int, n_ops: int) -> np.ndarray:
-    """Edge values arranged so that every pair of edges meets in two-operand cases."""
-    e = len(edge)
-    idx = np.arange(e * e)
-    sel = (idx // e) if k == 0 else (idx % e) if k == 1 else (idx * 7 % e)
-    return edge[sel]
+def _grid(edge: np.ndarray, k: int, n_ops: int) -> np.ndarray:
+    """First half: operand 0 and 1 run over all 16 x 16 pairs of the first edges; a third operand
+    cycles; a single operand runs over all edges."""
+    idx = np.arange(N // 2)
+    if n_ops == 1:
+        return edge[idx % len(edge)]
+    e16 = edge[:16]
+    sel = (idx // 16) if k == 0 else (idx % 16) if k == 1 else ((idx * 7 + 3) % 16)
+    return e16[sel]
+
+
+def _sprinkle(rnd: np.ndarray, extra: np.ndarray, r: np.random.Generator) -> np.ndarray:
+    pos = r.choice(len(rnd), size=min(len(extra), len(rnd)), replace=False)
+    rnd[pos] = extra[: len(pos)]
+    return rnd
 
 
 def gen(kind: str, name: str, k: int, n_ops: int, n: int = N) -> np.ndarray:
     """Inputs of one operand. kind: a PTX type, optionally ':special' (shift, pos, small, unit...)."""
     t, _, spec = kind.partition(":")
     r = _rng(name, k)
+    m = n - n // 2
     if t in INT_BITS:
         bits = INT_BITS[t]
-        mask = (1 << bits) - 1
+        mask = np.uint64((1 << bits) - 1)
         if spec == "shift":
             vals = r.integers(0, 80, n)
         elif spec == "small":
             vals = r.integers(-40, 40, n)
         elif spec == "pos":
             vals = r.integers(0, 300, n)
-        elif spec == "byte":
-            vals = r.integers(0, 256, n)
         else:
-            edge = np.array([v & mask for v in I_EDGE], dtype=np.uint64)
-            pe = _pairs(edge, k, n_ops)[: n // 2]
-            rnd = r.integers(0, 2 ** 63, n - len(pe), dtype=np.uint64) * np.uint64(2) + r.integers(0, 2, n - len(pe), dtype=np.uint64)
-            small = r.integers(-300, 300, len(rnd) // 4).astype(np.int64).astype(np.uint64)
-            rnd[: len(small)] = small
-            vals = np.concatenate([pe, rnd]) & np.uint64(mask)
-            return _as_int(vals.astype(np.uint64), t)
-        return _as_int(np.asarray(vals, np.int64).astype(np.uint64) & np.uint64(mask), t)
+            edge = np.array([v & ((1 << 64) - 1) for v in I_EDGE], dtype=np.uint64) & mask
+            rnd = r.integers(0, 2 ** 63, m, dtype=np.uint64) * np.uint64(2) + r.integers(0, 2, m, dtype=np.uint64)
+            rnd[: m // 4] = r.integers(-300, 300, m // 4).astype(np.int64).astype(np.uint64)
+            rnd = _sprinkle(rnd, edge[16:], r)
+            return _as_int(np.concatenate([_grid(edge, k, n_ops), rnd]) & mask, t)
+        return _as_int(np.asarray(vals, np.int64).astype(np.uint64) & mask, t)
     if t == "f32":
         if spec == "unit":
             return r.uniform(-4, 4, n).astype(np.float32)
@@ -78,36 +90,30 @@ def gen(kind: str, name: str, k: int, n_ops: int, n: int = N) -> np.ndarray:
             v = r.uniform(-np.pi, np.pi, n)
             v[: n // 4] = r.uniform(-2000, 2000, n // 4)
             return v.astype(np.float32)
-        pe = _pairs(F32_EDGE, k, n_ops)[: n // 2]
-        m = n - len(pe)
         rnd = (r.standard_normal(m) * np.exp2(r.integers(-20, 20, m))).astype(np.float32)
-        bits = r.integers(0, 2 ** 32, m // 8, dtype=np.uint64).astype(np.uint32).view(np.float32)
-        rnd[: len(bits)] = bits
-        den = (r.integers(1, 2 ** 23, m // 8).astype(np.uint32)).view(np.float32)
-        rnd[len(bits): len(bits) + len(den)] = den
-        return np.concatenate([pe, rnd]).astype(np.float32)
+        rnd[: m // 8] = r.integers(0, 2 ** 32, m // 8, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        rnd[m // 8: m // 4] = r.integers(1, 2 ** 23, m // 8).astype(np.uint32).view(np.float32)
+        rnd = _sprinkle(rnd, np.concatenate([F32_EDGE[16:], F32_NANS.view(np.float32)]), r)
+        return np.concatenate([_grid(F32_EDGE, k, n_ops), rnd]).astype(np.float32)
     if t == "f64":
-        pe = _pairs(F64_EDGE, k, n_ops)[: n // 2]
-        m = n - len(pe)
         rnd = r.standard_normal(m) * np.exp2(r.integers(-60, 60, m))
-        bits = r.integers(0, 2 ** 63, m // 8, dtype=np.uint64).view(np.float64)
-        rnd[: len(bits)] = bits
-        return np.concatenate([pe, rnd])
+        rnd[: m // 8] = r.integers(0, 2 ** 64, m // 8, dtype=np.uint64).view(np.float64)
+        rnd = _sprinkle(rnd, np.concatenate([F64_EDGE[16:], F64_NANS.view(np.float64)]), r)
+        return np.concatenate([_grid(F64_EDGE, k, n_ops), rnd])
     if t in ("f16", "bf16", "f16x2", "bf16x2"):
         edge = H16_EDGE if t.startswith("f16") else BF16_EDGE
-        pe = _pairs(edge, k, n_ops)[: n // 2]
-        m = n - len(pe)
         if t.startswith("f16"):
             rnd = (r.standard_normal(m) * np.exp2(r.integers(-8, 8, m))).astype(np.float16).view(np.uint16)
         else:
             f = (r.standard_normal(m) * np.exp2(r.integers(-30, 30, m))).astype(np.float32)
             rnd = (f.view(np.uint32) >> 16).astype(np.uint16)
         rnd[: m // 8] = r.integers(0, 2 ** 16, m // 8).astype(np.uint16)
-        lo = np.concatenate([pe, rnd]).astype(np.uint16)
+        rnd = _sprinkle(rnd, edge[16:], r)
+        lo = np.concatenate([_grid(edge, k, n_ops), rnd]).astype(np.uint16)
         if t.endswith("x2"):
             hi = np.roll(lo, 37)
             return (lo.astype(np.uint32) | (hi.astype(np.uint32) << 16))
-        return lo
+        return lo.view(np.float16) if t == "f16" else lo      # the harness takes f16 as float16
     if t == "pred":
         return r.integers(0, 2, n).astype(np.uint8)
     raise ValueError(kind)
@@ -337,6 +343,60 @@ def _cases():
     add("cvt.pack.sat.s16.s32", "cvt.pack.sat.s16.s32 %d, %a, %b", "b32", a="s32", b="s32")
     add("cvt.pack.sat.u8.s32.b32", "cvt.pack.sat.u8.s32.b32 %d, %a, %b, %c", "b32", a="s32:small", b="s32", c="b32")
     add("cvt.pack.sat.s4.s32.b32", "cvt.pack.sat.s4.s32.b32 %d, %a, %b, %c", "b32", a="s32:small", b="s32:small", c="b32")
+    # more integer forms: 16-bit promotion pitfalls, wide forms, 64-bit carry
+    for t in ("u16", "s16", "s64"):
+        add(f"mul.lo.{t}", f"mul.lo.{t} %d, %a, %b", t, a=t, b=t)
+        add(f"mad.lo.{t}", f"mad.lo.{t} %d, %a, %b, %c", t, a=t, b=t, c=t)
+        add(f"add.{t}", f"add.{t} %d, %a, %b", t, a=t, b=t)
+        add(f"sub.{t}", f"sub.{t} %d, %a, %b", t, a=t, b=t)
+        add(f"max.{t}", f"max.{t} %d, %a, %b", t, a=t, b=t)
+    add("neg.s32", "neg.s32 %d, %a", "s32", a="s32")
+    add("mul.wide.u32", "mul.wide.u32 %d, %a, %b", "u64", a="u32", b="u32")
+    add("mad.wide.u16", "mad.wide.u16 %d, %a, %b, %c", "u32", a="u16", b="u16", c="u32")
+    add("addc.cc.u64", "add.cc.u64 %d, %a, %b;\n  addc.cc.u64 %d, %d, %c;\n  addc.u64 %d, %d, %d", "u64",
+        a="u64", b="u64", c="u64")
+    add("subc.s64", "sub.cc.s64 %d, %a, %b;\n  subc.s64 %d, %d, %c", "s64", a="s64", b="s64", c="s64")
+    add("not.b64", "not.b64 %d, %a", "b64", a="b64")
+    add("cnot.b16", "cnot.b16 %d, %a", "b16", a="b16")
+    add("xor.b16", "xor.b16 %d, %a, %b", "b16", a="b16", b="b16")
+    add("copysign.f64", "copysign.f64 %d, %a, %b", "f64", a="f64", b="f64")
+    add("sub.rn.f64", "sub.rn.f64 %d, %a, %b", "f64", a="f64", b="f64")
+    add("max.NaN.f32.b", "max.NaN.f32 %d, %a, %b", "f32", a="f32", b="f32")
+    for cls in ("normal", "subnormal", "notanumber"):
+        addp(f"testp.{cls}.f64", f"testp.{cls}.f64 %p, %a", a="f64")
+    for cmp in ("equ", "ne", "num", "gt"):
+        addp(f"setp.{cmp}.f64", f"setp.{cmp}.f64 %p, %a, %b", a="f64", b="f64")
+        addp(f"setp.{cmp}.bf16", f"setp.{cmp}.bf16 %p, %a, %b", a="bf16", b="bf16")
+    addp("setp.ne.s16", "setp.ne.s16 %p, %a, %b", a="s16", b="s16")
+    addp("setp.ge.ftz.f16", "setp.ge.ftz.f16 %p, %a, %b", a="f16", b="f16")
+    add("sin.approx.f32.full", "sin.approx.f32 %d, %a", "f32", a="f32")
+    add("cos.approx.ftz.f32.full", "cos.approx.ftz.f32 %d, %a", "f32", a="f32")
+    add("cvt.rn.tf32.f32", "cvt.rn.tf32.f32 %d, %a", "b32", a="f32")
+    add("cvt.rz.relu.tf32.f32", "cvt.rz.relu.tf32.f32 %d, %a", "b32", a="f32")
+    add("cvt.rn.satfinite.e5m2x2.f16x2", "cvt.rn.satfinite.e5m2x2.f16x2 %d, %a", "b16", a="f16x2")
+    add("cvt.rn.relu.f16x2.e4m3x2", "cvt.rn.relu.f16x2.e4m3x2 %d, %a", "f16x2", a="b16")
+    add("cvt.rzi.s32.bf16", "cvt.rzi.s32.bf16 %d, %a", "s32", a="bf16")
+    add("cvt.f32.f16.b", "cvt.f32.f16 %d, %a", "f32", a="f16")
+    add("cvt.rn.f16.u64", "cvt.rn.f16.u64 %d, %a", "f16", a="u64")
+    add("cvt.rp.f32.u64", "cvt.rp.f32.u64 %d, %a", "f32", a="u64")
+    add("cvt.rz.f64.s64", "cvt.rz.f64.s64 %d, %a", "f64", a="s64")
+    add("cvt.u16.u64", "cvt.u16.u64 %d, %a", "u16", a="u64")
+    add("cvt.s16.s8", "cvt.s16.s8 %d, %a", "s16", a="s8")
+    add("cvt.u64.s16", "cvt.u64.s16 %d, %a", "u64", a="s16")
+    add("cvt.sat.u8.s16", "cvt.sat.u8.s16 %d, %a", "u8", a="s16")
+    add("cvt.rni.sat.f32.f32", "cvt.rni.sat.f32.f32 %d, %a", "f32", a="f32")
+    add("cvt.rn.f16.f32.unit", "cvt.rn.f16.f32 %d, %a", "f16", a="f32:unit")
+    add("slct.f32.f32", "slct.f32.f32 %d, %a, %b, %c", "f32", a="f32", b="f32", c="f32")
+    add("mul.rn.ftz.sat.f32", "mul.rn.ftz.sat.f32 %d, %a, %b", "f32", a="f32", b="f32")
+    add("fma.rm.ftz.sat.f32", "fma.rm.ftz.sat.f32 %d, %a, %b, %c", "f32", a="f32", b="f32", c="f32")
+    add("mad.rn.f32", "mad.rn.f32 %d, %a, %b, %c", "f32", a="f32", b="f32", c="f32")
+    add("mul.rn.sat.f16", "mul.rn.sat.f16 %d, %a, %b", "f16", a="f16", b="f16")
+    add("sub.rn.ftz.f16x2", "sub.rn.ftz.f16x2 %d, %a, %b", "f16x2", a="f16x2", b="f16x2")
+    add("max.ftz.NaN.xorsign.abs.f16x2", "max.ftz.NaN.xorsign.abs.f16x2 %d, %a, %b", "f16x2", a="f16x2", b="f16x2")
+    add("min.NaN.xorsign.abs.bf16x2", "min.NaN.xorsign.abs.bf16x2 %d, %a, %b", "bf16x2", a="bf16x2", b="bf16x2")
+    add("neg.ftz.f16", "neg.ftz.f16 %d, %a", "f16", a="f16")
+    add("abs.f16x2", "abs.f16x2 %d, %a", "f16x2", a="f16x2")
+    add("neg.bf16x2", "neg.bf16x2 %d, %a", "bf16x2", a="bf16x2")
     return c
 
 
