@@ -401,3 +401,43 @@ def _cases():
 
 
 CASES = _cases()
+
+
+# ---------------------------------------------------------------------------------------------------
+# families (which test file checks a case) and the tolerances of approximate instructions
+# ---------------------------------------------------------------------------------------------------
+def family(name: str) -> str:
+    if name.startswith("cvt"):
+        return "cvt"
+    if name.startswith(("setp", "set.", "slct")):
+        return "cmp"
+    if "f16" in name or "bf16" in name:
+        return "half"
+    if "f32" in name or "f64" in name:
+        return "float"
+    return "int"
+
+
+# (kind, bound): "ulp" n ulps; "rel" relative; "abs" absolute; "lg2" absolute 2^-22 scaled by 1+|hw|.
+# The documented PTX bounds are against the exact function; the simulator computes (nearly) exact
+# values, so it is checked against the hardware with the same bound.
+APPROX = [("div.full", ("ulp", 2)), ("div.approx", ("ulp", 2)), ("rcp.approx.ftz.f64", ("rel", 2.0 ** -19)),
+          ("rsqrt.approx.f64", ("rel", 2.0 ** -50)), ("rcp.approx", ("ulp", 2)), ("sqrt.approx", ("ulp", 2)),
+          ("rsqrt.approx", ("ulp", 2)), ("lg2.approx", ("lg2", 2.0 ** -22)),
+          ("tanh.approx.f32", ("rel", 2.0 ** -10.9)), ("sin.approx", ("abs", 2.0 ** -20.9)),
+          ("cos.approx", ("abs", 2.0 ** -20.9)), ("ex2.approx.f32", ("ulp", 2)),
+          ("ex2.approx.ftz.f32", ("ulp", 2)), ("ex2.approx", ("ulp", 1)), ("tanh.approx", ("ulp", 1))]
+
+
+def approx_bound(name: str):
+    for prefix, bound in APPROX:
+        if name.startswith(prefix):
+            return bound
+    return None
+
+
+CASE = {c[0]: c for c in CASES}
+
+
+def names(fam: str) -> list[str]:
+    return [c[0] for c in CASES if family(c[0]) == fam]
