@@ -269,26 +269,26 @@ gs_handler gs_bind_bits(const gs_xinst *x) {
     }
     if (gs_type_is_float(t) || k < 0) return NULL;
     int is_b = t == GS_T_B16 || t == GS_T_B32 || t == GS_T_B64;
-    switch (x->op) {
-    case GS_OP_AND: return h_and[k];
-    case GS_OP_OR: return h_or[k];
-    case GS_OP_XOR: return h_xor[k];
-    case GS_OP_NOT: return h_not[k];
-    case GS_OP_CNOT: return h_cnot[k];
-    case GS_OP_SHL: return bits == 16 ? h_shl16 : bits == 32 ? h_shl32 : h_shl64;
+    switch (x->op) {   /* the type sets ptxas accepts (checked with ptxas -arch=sm_90) */
+    case GS_OP_AND: return is_b ? h_and[k] : NULL;
+    case GS_OP_OR: return is_b ? h_or[k] : NULL;
+    case GS_OP_XOR: return is_b ? h_xor[k] : NULL;
+    case GS_OP_NOT: return is_b ? h_not[k] : NULL;
+    case GS_OP_CNOT: return is_b ? h_cnot[k] : NULL;
+    case GS_OP_SHL: return !is_b ? NULL : bits == 16 ? h_shl16 : bits == 32 ? h_shl32 : h_shl64;
     case GS_OP_SHR:
         if (s) return bits == 16 ? h_shr_s16 : bits == 32 ? h_shr_s32 : h_shr_s64;
         return bits == 16 ? h_shr_u16 : bits == 32 ? h_shr_u32 : h_shr_u64;
-    case GS_OP_SHF: return bits == 32 ? h_shf : NULL;
+    case GS_OP_SHF: return t == GS_T_B32 ? h_shf : NULL;
     case GS_OP_POPC: return !is_b ? NULL : bits == 32 ? h_popc32 : bits == 64 ? h_popc64 : NULL;
     case GS_OP_CLZ: return !is_b ? NULL : bits == 32 ? h_clz32 : bits == 64 ? h_clz64 : NULL;
     case GS_OP_BREV: return !is_b ? NULL : bits == 32 ? h_brev32 : bits == 64 ? h_brev64 : NULL;
     case GS_OP_BFIND: return (!is_b && bits >= 32) ? h_bfind : NULL;
-    case GS_OP_FNS: return bits == 32 ? h_fns : NULL;
+    case GS_OP_FNS: return t == GS_T_B32 ? h_fns : NULL;
     case GS_OP_BFE: return (!is_b && bits >= 32) ? h_bfe : NULL;
     case GS_OP_BFI: return (is_b && bits >= 32) ? h_bfi : NULL;
-    case GS_OP_PRMT: return (bits == 32 && x->aux <= 6) ? h_prmt : NULL;
-    case GS_OP_LOP3: return bits == 32 ? h_lop3 : NULL;
+    case GS_OP_PRMT: return (t == GS_T_B32 && x->aux <= 6) ? h_prmt : NULL;
+    case GS_OP_LOP3: return t == GS_T_B32 ? h_lop3 : NULL;
     default: return NULL;
     }
 }

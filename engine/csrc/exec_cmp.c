@@ -119,14 +119,33 @@ GS_HANDLER(h_setp_gen) {
     return setp_write(w, x, m, r, x2 ? q : ~r);
 }
 
-/* specialised setp: one handler per (type, comparison), the predicate built without branches */
+/* 32 bytes of 0/1 to a 32-bit mask: per 8 bytes, the multiply gathers bit 0 of each byte into the top
+ * byte (no carries: each product term lands on a distinct bit) */
+static inline uint32_t pack_bytes(const uint8_t t[GS_WARP]) {
+    uint32_t r = 0;
+    for (int k = 0; k < GS_WARP / 8; k++) {
+        uint64_t v;
+        memcpy(&v, t + 8 * k, 8);
+        r |= (uint32_t)((v * 0x0102040810204080ull) >> 56) << (8 * k);
+    }
+    return r;
+}
+
+/* specialised setp: one handler per (type, comparison); the full-mask path compares into bytes (a loop
+ * GCC vectorises) and packs them, the sparse path sets bits one by one */
 #define SETP_SPEC(name, T, RD, EXPR)                                                               \
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
         int two = x->ir->ndst == 2;                                                                \
         const uint64_t *pa = gs_opr(w, x, two ? 2 : 1), *pb = gs_opr(w, x, two ? 3 : 2);           \
         uint32_t r = 0;                                                                            \
-        GS_LANES(m, l, { T a = RD(pa[l]), b = RD(pb[l]); r |= (uint32_t)(EXPR) << l; });           \
+        if (m == GS_FULL) {                                                                        \
+            uint8_t t[GS_WARP];                                                                    \
+            for (int l = 0; l < GS_WARP; l++) { T a = RD(pa[l]), b = RD(pb[l]); t[l] = (EXPR); }  \
+            r = pack_bytes(t);                                                                     \
+        } else {                                                                                   \
+            GS_LANES(m, l, { T a = RD(pa[l]), b = RD(pb[l]); r |= (uint32_t)(EXPR) << l; });       \
+        }                                                                                          \
         return setp_write(w, x, m, r, ~r);                                                         \
     }
 #define RD_S32(v) ((int32_t)(v))

@@ -128,11 +128,54 @@ GS_HANDLER(h_div_approx_f32) {
 
 GS_HANDLER(h_fma_f32_rn) { (void)c; FMA_LOOP(float, gs_f32, fma_f32_exact, ID, ID, gs_res32); return GS_X_NEXT; }
 GS_HANDLER(h_fma_f32_ftz) { (void)c; FMA_LOOP(float, gs_f32, fma_f32_exact, gs_ftz32, ID, gs_res32); return GS_X_NEXT; }
-__attribute__((target("fma")))
-GS_HANDLER(h_fma_f32_rn_hw) { (void)c; FMA_LOOP(float, gs_f32, fmaf, ID, ID, gs_res32); return GS_X_NEXT; }
-__attribute__((target("fma")))
-GS_HANDLER(h_fma_f32_ftz_hw) { (void)c; FMA_LOOP(float, gs_f32, fmaf, gs_ftz32, ID, gs_res32); return GS_X_NEXT; }
-__attribute__((target("fma")))
+/* The host-FMA forms (chosen at bind time when the CPU has FMA). GCC does not vectorise fmaf under
+ * -frounding-math, so the full-mask f32 path is written with AVX2 intrinsics: 8 lanes per step, the
+ * low words of the 64-bit slots gathered into one vector, NaN made canonical, .ftz as bit masks. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+AVX2_FMA static inline __m256i ld8(const uint64_t *p) {
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p), idx);
+    __m256i hi = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(p + 4)), idx);
+    return _mm256_permute2x128_si256(lo, hi, 0x20);
+}
+AVX2_FMA static inline void st8(uint64_t *p, __m256i v) {
+    _mm256_storeu_si256((__m256i *)p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)));
+    _mm256_storeu_si256((__m256i *)(p + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
+}
+AVX2_FMA static inline __m256i ftz8(__m256i v) {
+    __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7f800000)), _mm256_setzero_si256());
+    return _mm256_blendv_epi8(v, _mm256_and_si256(v, _mm256_set1_epi32((int)0x80000000u)), z);
+}
+AVX2_FMA static inline void fma32_full(uint64_t *d, const uint64_t *pa, const uint64_t *pb,
+                                       const uint64_t *pc, int ftz) {
+    for (int l = 0; l < GS_WARP; l += 8) {
+        __m256i a = ld8(pa + l), b = ld8(pb + l), c = ld8(pc + l);
+        if (ftz) { a = ftz8(a); b = ftz8(b); c = ftz8(c); }
+        __m256 r = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(c));
+        __m256i ri = _mm256_castps_si256(r);
+        if (ftz) ri = ftz8(ri);
+        __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+        st8(d + l, _mm256_blendv_epi8(ri, _mm256_set1_epi32(0x7fffffff), _mm256_castps_si256(nan)));
+    }
+}
+#define FMA_HW AVX2_FMA
+#define FMA32_FULL(ftz) if (m == GS_FULL) { fma32_full(gs_opr(w, x, 0), gs_opr(w, x, 1), gs_opr(w, x, 2), \
+                                                      gs_opr(w, x, 3), ftz); return GS_X_NEXT; }
+#else
+#define FMA_HW
+#define FMA32_FULL(ftz)
+#endif
+FMA_HW
+GS_HANDLER(h_fma_f32_rn_hw) {
+    (void)c; FMA32_FULL(0) FMA_LOOP(float, gs_f32, fmaf, ID, ID, gs_res32); return GS_X_NEXT;
+}
+FMA_HW
+GS_HANDLER(h_fma_f32_ftz_hw) {
+    (void)c; FMA32_FULL(1) FMA_LOOP(float, gs_f32, fmaf, gs_ftz32, ID, gs_res32); return GS_X_NEXT;
+}
+FMA_HW
 GS_HANDLER(h_fma_f64_rn_hw) { (void)c; FMA_LOOP(double, gs_f64, fma, ID, ID, gs_bits_f64); return GS_X_NEXT; }
 GS_HANDLER(h_fma_f64_rn) { (void)c; FMA_LOOP(double, gs_f64, fma, ID, ID, gs_bits_f64); return GS_X_NEXT; }
 
@@ -292,9 +335,16 @@ GS_HANDLER(h_testp) {
  * binder
  * --------------------------------------------------------------------------------------------- */
 static int have_fma(void) {
+#if defined(__x86_64__)
     static int v = -1;
-    if (v < 0) { __builtin_cpu_init(); v = __builtin_cpu_supports("fma") ? 1 : 0; }
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+    }
     return v;
+#else
+    return 0;
+#endif
 }
 
 /* plain (rn), ftz-only, or general variant of a binary f32 op */
@@ -316,8 +366,8 @@ static gs_handler bind_f32(const gs_xinst *x) {
     case GS_OP_MUL: return pick32(x, h_mul_f32_rn, h_mul_f32_ftz, h_mul_f32_gen);
     case GS_OP_FMA: case GS_OP_MAD:
         if (f & (GS_F_HI | GS_F_LO | GS_F_WIDE | GS_F_CC)) return NULL;
-        if (rnd == GS_RND_NONE && x->op == GS_OP_FMA) return NULL;   /* fma.f32 needs a rounding */
-        if ((rnd == GS_RND_NONE || rnd == GS_RND_RN) && !(f & GS_F_SAT))
+        if (rnd == GS_RND_NONE) return NULL;             /* fma/mad.f32 need a rounding (as ptxas) */
+        if (rnd == GS_RND_RN && !(f & GS_F_SAT))
             return ftz ? (have_fma() ? h_fma_f32_ftz_hw : h_fma_f32_ftz)
                        : (have_fma() ? h_fma_f32_rn_hw : h_fma_f32_rn);
         return h_fma_f32_gen;

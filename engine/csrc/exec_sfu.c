@@ -33,11 +33,10 @@ static int sfu_kind(int op) {
     }
 }
 
-/* sin/cos of the unit: argument in turns, t = RZ_f32(a * 1/(2 pi)); the reduction t - rint(t) is exact */
+/* sin/cos of the unit: argument in turns, t = RZ_f32(a * 1/(2 pi)) (the f32 product is exact in double,
+ * so gs_d2f_rnd rounds it once, towards zero); the reduction t - rint(t) is exact */
 static inline double turns_f32(float a) {
-    fesetround(FE_TOWARDZERO);
-    float t = a * 0.15915494309189535f;
-    fesetround(FE_TONEAREST);
+    float t = gs_d2f_rnd((double)a * (double)0.15915494309189535f, GS_RND_RZ);
     return (double)t - nearbyint((double)t);
 }
 

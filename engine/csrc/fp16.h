@@ -1,5 +1,6 @@
 /* fp16.h — IEEE half (binary16) and bfloat16 conversions, bit-exact, with rounding control.
- * Rounding modes: GS_RND_RN (nearest even, default), RZ, RM, RP. Subnormal halves are kept. */
+ * Rounding modes: GS_RND_RN (nearest even, default), RZ, RM, RP. Subnormal halves are kept. A NaN
+ * converts to the canonical NaN 0x7fff, as cvt.rn.{f16,bf16}.f32 does on an H200. */
 #ifndef GS_FP16_H
 #define GS_FP16_H
 #include <stdint.h>
@@ -46,7 +47,7 @@ static inline uint16_t gs_f2h_rnd(float f, int rnd) {
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     int neg = sign != 0;
     uint32_t exp = (u >> 23) & 0xffu, man = u & 0x7fffffu;
-    if (exp == 0xff) return man ? (uint16_t)(sign | 0x7e00u) : (uint16_t)(sign | 0x7c00u);
+    if (exp == 0xff) return man ? (uint16_t)0x7fffu : (uint16_t)(sign | 0x7c00u);   /* NaN: canonical, as cvt */
     int e = (int)exp - 127 + 15;
     uint32_t overflow_val = ((rnd == GS_RND_RZ) || (rnd == GS_RND_RM && !neg) || (rnd == GS_RND_RP && neg))
                             ? 0x7bffu : 0x7c00u;
@@ -75,7 +76,7 @@ static inline float gs_bf2f(uint16_t b) {
 static inline uint16_t gs_f2bf_rnd(float f, int rnd) {
     uint32_t u;
     memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)((u >> 16) | 0x40u);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)0x7fffu;  /* NaN: canonical */
     int neg = (u >> 31) != 0;
     uint32_t mag = u & 0x7fffffffu;
     uint32_t r = gs_round_bits(mag, 16, rnd, neg);
