@@ -20,6 +20,13 @@ def cdef_source() -> str:
     return "\n".join(line for line in HEADER.read_text().splitlines() if not line.lstrip().startswith("#"))
 
 
+import os
+
+# The engine is built on the machine that runs it (pip install -e / setup.py build_ext), so it may use
+# that CPU's instruction set: fused multiply-add and popcount instructions instead of library calls.
+# SIMTSCOPE_PORTABLE=1 builds for baseline x86-64 (for wheels that travel).
+ARCH = [] if os.environ.get("SIMTSCOPE_PORTABLE") else ["-march=native"]
+
 ffibuilder = FFI()
 ffibuilder.cdef(cdef_source())
 ffibuilder.set_source(
@@ -28,7 +35,7 @@ ffibuilder.set_source(
     sources=sorted(_rel(p) for p in (HERE / "csrc").glob("*.c")),
     include_dirs=[_rel(HERE / "include"), _rel(HERE / "csrc")],
     depends=sorted(_rel(p) for p in list((HERE / "include").glob("*.h")) + list((HERE / "csrc").glob("*.h"))),
-    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
+    extra_compile_args=ARCH + ["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-ffp-contract=off", "-frounding-math", "-fno-strict-aliasing", "-D_GNU_SOURCE"],
     libraries=["m"],
 )

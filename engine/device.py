@@ -199,10 +199,11 @@ class Device:
         return int(lib.gs_device_allocated_bytes(self._ptr))
 
     # ---------------------------------------------------------------- modules
-    def load_ptx(self, source: str | Path, filename: str | None = None) -> Module:
+    def load_ptx(self, source: str | Path, filename: str | None = None, schedule: bool = True) -> Module:
         """Parse, lower and bind PTX (text or a path). Raises PTXSyntaxError, PTXSemanticError or
-        UnsupportedInstruction (every unsupported instruction, by name and line)."""
-        program = ptx_load(source, filename)
+        UnsupportedInstruction (every unsupported instruction, by name and line). schedule=False keeps
+        nvcc's instruction order (the default reorders within basic blocks as ptxas does)."""
+        program = ptx_load(source, filename, schedule=schedule)
         m = Module(self, program)
         self._modules.append(m)
         return m

@@ -44,35 +44,44 @@ WARP_STATES = [
 STATE_INDEX = {s: i for i, s in enumerate(WARP_STATES)}
 NSTATES = len(WARP_STATES)
 
-WARP_STATE_DT = np.dtype([("cycle", "<u8"), ("sm", "<u2"), ("slot", "<u2"), ("state", "u1"),
-                          ("pad", "u1"), ("cta", "<u4"), ("pc", "<u4")])
-
-SM_COUNTER_DT = np.dtype([("cycle0", "<u8"), ("sm", "<u2"), ("warps_active", "<u2"),
-                          ("issued", "<u4"), ("thread_insts", "<u4"),
-                          ("state_hist", "<u4", (NSTATES,)),      # warp-cycles per state in the interval
-                          ("l1_accesses", "<u4"), ("l1_hits", "<u4"), ("l1_misses", "<u4"),
-                          ("shared_accesses", "<u4"), ("bank_conflicts", "<u4"),
-                          ("mshr_used", "<u2"), ("ldst_queue", "<u2"), ("ctas_active", "<u2"), ("pad", "<u2")])
-
-MEM_COUNTER_DT = np.dtype([("cycle0", "<u8"), ("part", "<u2"), ("pad", "<u2"),
-                           ("l2_accesses", "<u4"), ("l2_hits", "<u4"), ("l2_misses", "<u4"),
-                           ("dram_read_bytes", "<u4"), ("dram_write_bytes", "<u4"),
-                           ("l2_queue", "<u2"), ("dram_queue", "<u2"), ("icnt_queue", "<u2"), ("pad2", "<u2")])
-
+TABLE_ORDER = ["warp_states", "sm_counters", "mem_counters", "events", "mem_samples", "pc_stats"]
+_C_ROWS = {"warp_states": "gs_rec_wstate", "sm_counters": "gs_rec_smc", "mem_counters": "gs_rec_memc",
+           "events": "gs_rec_event", "mem_samples": "gs_rec_msample", "pc_stats": "gs_rec_pcstat"}
 EVENT_KINDS = ["kernel_start", "kernel_end", "cta_start", "cta_end"]
-EVENT_DT = np.dtype([("cycle", "<u8"), ("kind", "u1"), ("pad", "u1"), ("sm", "<u2"), ("cta", "<u4"),
-                     ("kernel", "<u4"), ("pad2", "<u4")])
-
 MEM_LEVELS = ["issue", "l1", "icnt", "l2", "dram", "return"]
-MEM_SAMPLE_DT = np.dtype([("t_issue", "<u8"), ("t_l1", "<u8"), ("t_icnt", "<u8"), ("t_l2", "<u8"),
-                          ("t_dram", "<u8"), ("t_return", "<u8"), ("addr", "<u8"),
-                          ("sm", "<u2"), ("slot", "<u2"), ("pc", "<u4"), ("size", "<u2"),
-                          ("write", "u1"), ("hit_level", "u1")])   # hit_level: 1 L1, 2 L2, 3 DRAM
+"""mem_samples.hit_level: 1 L1, 2 L2, 3 DRAM."""
 
-PC_STATS_DT = np.dtype([("pc", "<u4"), ("issued", "<u8"), ("stalls", "<u8", (NSTATES,))])
 
-TABLES = {"warp_states": WARP_STATE_DT, "sm_counters": SM_COUNTER_DT, "mem_counters": MEM_COUNTER_DT,
-          "events": EVENT_DT, "mem_samples": MEM_SAMPLE_DT, "pc_stats": PC_STATS_DT}
+def _dtype_of(cname: str) -> np.dtype:
+    """The numpy dtype of a C row struct, field by field, from the compiled header (one source of truth)."""
+    from ._ffi import ffi
+    names, formats, offsets = [], [], []
+    for fname, f in ffi.typeof(cname).fields:
+        t = f.type
+        if t.kind == "array":
+            base, shape = t.item, (t.length,)
+        else:
+            base, shape = t, ()
+        code = {"uint8_t": "u1", "uint16_t": "<u2", "uint32_t": "<u4", "uint64_t": "<u8",
+                "int32_t": "<i4", "int64_t": "<i8", "double": "<f8"}[base.cname]
+        names.append(fname)
+        formats.append((code, shape) if shape else code)
+        offsets.append(f.offset)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": ffi.sizeof(cname)})
+
+
+def table_dtypes() -> dict[str, np.dtype]:
+    return {name: _dtype_of(c) for name, c in _C_ROWS.items()}
+
+
+_DT = table_dtypes()
+WARP_STATE_DT = _DT["warp_states"]
+SM_COUNTER_DT = _DT["sm_counters"]
+MEM_COUNTER_DT = _DT["mem_counters"]
+EVENT_DT = _DT["events"]
+MEM_SAMPLE_DT = _DT["mem_samples"]
+PC_STATS_DT = _DT["pc_stats"]
+TABLES = dict(_DT)
 
 LEVELS = ("off", "summary", "full")
 """off: nothing recorded; summary: counters, events, pc_stats; full: also warp_states and mem_samples."""

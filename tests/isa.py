@@ -28,7 +28,7 @@ def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = Fa
     names = list(ins)
     params = ",\n".join(f"  .param .u64 p_{n}" for n in names + (["d"] if d else []) + (["p"] if pred_out else []))
     lines = [".version 8.5", ".target sm_90", ".address_size 64", "", f".visible .entry k(\n{params},\n  .param .u32 n)", "{"]
-    lines += ["  .reg .pred %p, %q, %pin;", "  .reg .b32 %gid, %n, %pv;", "  .reg .b64 %off, %addr, %ptr;"]
+    lines += ["  .reg .pred %p, %q, %pin;", "  .reg .b32 %gtid, %n, %pv;", "  .reg .b64 %off, %addr, %ptr;"]
     for n, t in ins.items():
         if t == "pred":
             lines.append(f"  .reg .u16 %{n}_raw;")
@@ -36,12 +36,12 @@ def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = Fa
         lines.append(f"  .reg .{REG.get(t, t)} %{n};")
     if d:
         lines.append(f"  .reg .{REG.get(d, d)} %d;")
-    lines += ["  mov.u32 %gid, %tid.x;", "  mov.u32 %pv, %ctaid.x;", "  mov.u32 %n, %ntid.x;",
-              "  mad.lo.u32 %gid, %pv, %n, %gid;", "  ld.param.u32 %n, [n];", "  setp.ge.u32 %p, %gid, %n;",
+    lines += ["  mov.u32 %gtid, %tid.x;", "  mov.u32 %pv, %ctaid.x;", "  mov.u32 %n, %ntid.x;",
+              "  mad.lo.u32 %gtid, %pv, %n, %gtid;", "  ld.param.u32 %n, [n];", "  setp.ge.u32 %p, %gtid, %n;",
               "  @%p bra DONE;"]
     for n, t in ins.items():
         size = max(1, int(np.dtype(NP[t]).itemsize))
-        lines += [f"  ld.param.u64 %ptr, [p_{n}];", f"  mul.wide.u32 %off, %gid, {size};",
+        lines += [f"  ld.param.u64 %ptr, [p_{n}];", f"  mul.wide.u32 %off, %gtid, {size};",
                   "  add.u64 %addr, %ptr, %off;"]
         if t == "pred":
             lines += [f"  ld.global.u8 %{n}_raw, [%addr];", f"  setp.ne.u16 %{n}, %{n}_raw, 0;"]
@@ -56,10 +56,10 @@ def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = Fa
     if d:
         size = int(np.dtype(NP[d]).itemsize)
         st = _ld_type(d) if d not in ("b8", "u8", "s8") else "u8"
-        lines += ["  ld.param.u64 %ptr, [p_d];", f"  mul.wide.u32 %off, %gid, {size};", "  add.u64 %addr, %ptr, %off;",
+        lines += ["  ld.param.u64 %ptr, [p_d];", f"  mul.wide.u32 %off, %gtid, {size};", "  add.u64 %addr, %ptr, %off;",
                   f"  st.global.{st} [%addr], %d;"]
     if pred_out:
-        lines += ["  ld.param.u64 %ptr, [p_p];", "  cvt.u64.u32 %off, %gid;", "  add.u64 %addr, %ptr, %off;",
+        lines += ["  ld.param.u64 %ptr, [p_p];", "  cvt.u64.u32 %off, %gtid;", "  add.u64 %addr, %ptr, %off;",
                   "  selp.u32 %pv, 1, 0, %p;", "  st.global.u8 [%addr], %pv;"]
     lines += ["DONE:", "  ret;", "}"]
     # the predicate inputs are declared as .pred registers named like the input

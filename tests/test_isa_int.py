@@ -371,8 +371,9 @@ def test_pred_logic(dev, rng):
 
 def test_unsupported_integer_form_is_refused_by_name(dev):
     from engine.ptx.errors import UnsupportedInstruction
-    with pytest.raises(UnsupportedInstruction, match=r"unsupported instruction 'mul\.wide\.u64'"):
-        run_inst(dev, "mul.wide.u64 %d, %a, %b", d="u64", a=("u64", np.zeros(4, np.uint64)), b=("u64", np.zeros(4, np.uint64)))
+    z = np.zeros(4, np.int16)
+    with pytest.raises(UnsupportedInstruction, match=r"unsupported instruction 'max\.relu\.s16'"):
+        run_inst(dev, "max.relu.s16 %d, %a, %b", d="s16", a=("s16", z), b=("s16", z))   # .relu: s32 only
 
 
 @pytest.mark.parametrize("name", names("int"))

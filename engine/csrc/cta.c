@@ -164,8 +164,17 @@ int gs_cta_check_deadlock(gs_ctx *c, gs_cta *cta) {
     for (uint32_t i = 0; i < cta->nwarps && !culprit; i++) {
         gs_warp *w = &cta->warps[i];
         if (w->state == GS_W_DONE) continue;
-        /* lanes of a waiting warp that sit on the stack below the running entry never arrived */
+        /* lanes of a waiting warp that sit on the stack below the running entry never arrived; so
+         * did live lanes missing from its arrival mask (they may already have been popped back into
+         * a reconvergence entry when the arriving path's pc reached its rpc) */
         uint32_t top = w->sp ? w->stack[w->sp - 1].mask : 0;
+        if (w->state == GS_W_BAR && (w->live & ~w->bar_mask)) {
+            culprit = w;
+            missing = w->live & ~w->bar_mask;
+            int pc = w->sp ? w->stack[w->sp - 1].pc : -1;
+            culprit_line = (pc >= 0 && (uint32_t)pc < c->prog->ninsts) ? (int)c->prog->x[pc].line : 0;
+            break;
+        }
         for (int e = w->sp - 2; e >= 0; e--) {
             uint32_t lost = w->stack[e].mask & ~top;
             if (lost) {

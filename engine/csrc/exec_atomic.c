@@ -1,102 +1,168 @@
-/* exec_atomic.c — atom and red on global, shared and generic addresses. Lanes are applied one at a
- * time in lane order, so contention is serialised deterministically (the result each lane sees is the
- * value before its own update, as on hardware for some order of the lanes). */
-#include "exec.h"
+/* exec_atomic.c — atom and red on global, shared (::cta, ::cluster: this CTA's) and generic addresses.
+ *
+ * Forms (PTX ISA 8.x):
+ *   atom{.sem}{.scope}{.space}.op{.L2::cache_hint}.type d, [a], b{, c}{, cache-policy}
+ *   red{.sem}{.scope}{.space}.op{.L2::cache_hint}.type [a], b{, cache-policy}
+ *   scalar: and/or/xor .b32/.b64; exch .b32/.b64; cas .b16/.b32/.b64; add .u32/.s32/.u64/.f32/.f64;
+ *   inc/dec .u32; min/max .u32/.s32/.u64/.s64; add.noftz .f16/.bf16/.f16x2/.bf16x2;
+ *   vector (global): add.v2/.v4.f32; add/min/max.noftz .v2/.v4/.v8 .f16/.bf16, .v2/.v4 .f16x2/.bf16x2.
+ * Memory-order and scope qualifiers are parsed by the front end and change no value here; the
+ * cache-policy operand is accepted and ignored.
+ *
+ * Contention: lanes are applied one at a time in lane order, and the functional core runs one warp at
+ * a time, so any number of threads on one address are serialised deterministically; every lane gets
+ * the value before its own update, as on hardware for some order of the lanes.
+ *
+ * Numerics: atom/red .add.f32 on global memory rounds to nearest even and flushes subnormal inputs
+ * and results to sign-preserving zero (PTX: "atom.add.f32 ... flushes subnormal inputs and results");
+ * on shared memory an H200 keeps subnormals (IEEE add), and so do we; .f64 keeps them everywhere. f16/bf16 adds are computed in f32 and rounded once to the 16-bit format: the exact sum
+ * of two f16 (11-bit) or bf16 (8-bit significand) values rounded to f32 (24 bits) and then to the
+ * narrow format equals the directly rounded sum, since 24 >= 2*11 + 2 (double rounding is innocuous).
+ */
+#include "addr.h"
 #include "fp16.h"
 
-static uint64_t apply(const gs_xinst *x, uint64_t old, uint64_t b, uint64_t cc, int bits) {
+static inline float ftz32(float f) {
+    return (fpclassify(f) == FP_SUBNORMAL) ? copysignf(0.0f, f) : f;
+}
+
+/* min/max of two 16-bit floats (f16 or bf16) as PTX min/max: a NaN input yields the other input,
+ * -0 orders below +0; both NaN gives the canonical NaN */
+static uint16_t minmax16(int bf, uint16_t a, uint16_t b, int mx) {
+    float fa = bf ? gs_bf2f(a) : gs_h2f(a), fb = bf ? gs_bf2f(b) : gs_h2f(b);
+    if (isnan(fa) && isnan(fb)) return bf ? 0x7fffu : 0x7fffu;
+    if (isnan(fa)) return b;
+    if (isnan(fb)) return a;
+    if (fa == fb) {                       /* signed zeros */
+        int na = (a >> 15) & 1, nb = (b >> 15) & 1;
+        return (mx ? (na && !nb) : (!na && nb)) ? b : a;
+    }
+    return (mx ? fb > fa : fb < fa) ? b : a;
+}
+
+static uint16_t add16(int bf, uint16_t a, uint16_t b) {
+    return bf ? gs_f2bf(gs_bf2f(a) + gs_bf2f(b)) : gs_f2h(gs_h2f(a) + gs_h2f(b));
+}
+
+static uint16_t op16(int sub, int bf, uint16_t a, uint16_t b) {
+    return sub == GS_ATOM_ADD ? add16(bf, a, b) : minmax16(bf, a, b, sub == GS_ATOM_MAX);
+}
+
+/* the new memory value for one element: old (bits wide, zero-extended), operand b, cas operand cc;
+ * ftz: flush f32 subnormals (global memory) */
+static uint64_t apply(int sub, int t, uint64_t old, uint64_t b, uint64_t cc, int bits, int ftz) {
     uint64_t mask = gs_width_mask(bits);
-    int t = x->type;
-    switch (x->sub) {
+    b &= mask;
+    switch (sub) {
     case GS_ATOM_ADD:
+        if (t == GS_T_F32 && ftz) return gs_bits_f32(ftz32(ftz32(gs_f32(old)) + ftz32(gs_f32(b))));
         if (t == GS_T_F32) return gs_bits_f32(gs_f32(old) + gs_f32(b));
         if (t == GS_T_F64) return gs_bits_f64(gs_f64(old) + gs_f64(b));
-        if (t == GS_T_F16) return gs_f2h(gs_h2f((uint16_t)old) + gs_h2f((uint16_t)b));
-        if (t == GS_T_BF16) return gs_f2bf(gs_bf2f((uint16_t)old) + gs_bf2f((uint16_t)b));
-        if (t == GS_T_F16X2) {
-            uint16_t lo = gs_f2h(gs_h2f((uint16_t)old) + gs_h2f((uint16_t)b));
-            uint16_t hi = gs_f2h(gs_h2f((uint16_t)(old >> 16)) + gs_h2f((uint16_t)(b >> 16)));
-            return (uint32_t)lo | ((uint32_t)hi << 16);
-        }
-        if (t == GS_T_BF16X2) {
-            uint16_t lo = gs_f2bf(gs_bf2f((uint16_t)old) + gs_bf2f((uint16_t)b));
-            uint16_t hi = gs_f2bf(gs_bf2f((uint16_t)(old >> 16)) + gs_bf2f((uint16_t)(b >> 16)));
-            return (uint32_t)lo | ((uint32_t)hi << 16);
-        }
-        return (old + b) & mask;
+        break;
     case GS_ATOM_MIN: case GS_ATOM_MAX: {
-        int mx = x->sub == GS_ATOM_MAX;
-        if (t == GS_T_F32) { float a = gs_f32(old), v = gs_f32(b);
-            if (isnan(a)) return b;
-            if (isnan(v)) return old;
-            return (mx ? v > a : v < a) ? b : old; }
-        if (t == GS_T_F64) { double a = gs_f64(old), v = gs_f64(b);
-            if (isnan(a)) return b;
-            if (isnan(v)) return old;
-            return (mx ? v > a : v < a) ? b : old; }
+        int mx = sub == GS_ATOM_MAX;
+        if (t == GS_T_F16 || t == GS_T_BF16 || t == GS_T_F16X2 || t == GS_T_BF16X2) break;
         if (gs_type_is_signed(t)) {
             int64_t a = bits == 64 ? (int64_t)old : (int64_t)(int32_t)old;
             int64_t v = bits == 64 ? (int64_t)b : (int64_t)(int32_t)b;
-            return ((mx ? v > a : v < a) ? b : old) & mask;
+            return (mx ? v > a : v < a) ? b : old;
         }
-        return ((mx ? (b & mask) > old : (b & mask) < old) ? b : old) & mask;
+        return (mx ? b > old : b < old) ? b : old;
     }
-    case GS_ATOM_EXCH: return b & mask;
-    case GS_ATOM_CAS: return old == (b & mask) ? (cc & mask) : old;
-    case GS_ATOM_AND: return old & b & mask;
-    case GS_ATOM_OR: return (old | b) & mask;
-    case GS_ATOM_XOR: return (old ^ b) & mask;
-    case GS_ATOM_INC: return (old >= (b & mask)) ? 0 : (old + 1) & mask;
-    case GS_ATOM_DEC: return (old == 0 || old > (b & mask)) ? (b & mask) : old - 1;
+    case GS_ATOM_EXCH: return b;
+    case GS_ATOM_CAS: return old == b ? (cc & mask) : old;
+    case GS_ATOM_AND: return old & b;
+    case GS_ATOM_OR: return old | b;
+    case GS_ATOM_XOR: return old ^ b;
+    case GS_ATOM_INC: return old >= b ? 0 : old + 1;
+    case GS_ATOM_DEC: return (old == 0 || old > b) ? b : old - 1;
     default: return old;
     }
+    /* 16-bit floats and their pairs: add (all), min/max (.noftz forms) */
+    int bf = t == GS_T_BF16 || t == GS_T_BF16X2;
+    if (t == GS_T_F16 || t == GS_T_BF16) return op16(sub, bf, (uint16_t)old, (uint16_t)b);
+    if (t == GS_T_F16X2 || t == GS_T_BF16X2)
+        return (uint64_t)op16(sub, bf, (uint16_t)old, (uint16_t)b) |
+               ((uint64_t)op16(sub, bf, (uint16_t)(old >> 16), (uint16_t)(b >> 16)) << 16);
+    return (old + b) & mask;                                  /* integer add wraps */
 }
 
-/* atom: ops = d, [a], b{, c};  red: ops = [a], b */
+/* does the access of a lane (address addr in state space `space`) go to shared memory? */
+static inline int is_shared(int space, uint64_t addr) {
+    if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) return 1;
+    return space == GS_SPACE_GENERIC && addr >= GS_SHARED_WINDOW && addr < GS_SHARED_WINDOW + GS_WINDOW_SIZE;
+}
+
+/* atom: ops = d[vec], [a], b[vec]{, c}{, policy};  red: ops = [a], b[vec]{, policy} */
 GS_HANDLER(h_atom) {
     int isred = x->op == GS_OP_RED;
-    int k = isred ? 0 : 1;
+    int n = x->vec > 1 ? x->vec : 1;
+    int dst = isred ? 0 : n;                                  /* flat index of the MEM operand */
     int bits = gs_type_bits(x->type);
     int bytes = bits / 8;
     uint8_t *ptr[GS_WARP];
-    const uint64_t *base = x->mem_base >= 0 ? w->R + x->mem_base : NULL;
-    GS_LANES(m, l, w->maddr[l] = (base ? base[l] : 0) + (uint64_t)x->imm);
-    if (gs_mem_resolve(c, w, x, x->space, m, (uint32_t)bytes, (uint32_t)bytes, 1, ptr)) return GS_X_FAULT;
+    gs_lane_addrs(w, x, m);
+    uint32_t size = (uint32_t)(bytes * n);
+    if (gs_mem_resolve(c, w, x, x->space, m, size, size, 1, ptr)) return GS_X_FAULT;
     w->matomic = 1;
-    const uint64_t *pb = gs_opr(w, x, k + 1);
-    const uint64_t *pc = x->sub == GS_ATOM_CAS ? gs_opr(w, x, k + 2) : pb;
-    uint64_t *d = isred ? NULL : gs_opr(w, x, 0);
+    int bi = dst + 1;                                         /* first b operand */
+    const uint64_t *pc = x->sub == GS_ATOM_CAS ? gs_opr(w, x, bi + 1) : NULL;
     uint64_t mask = gs_width_mask(bits);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t old = 0;
-        memcpy(&old, ptr[l], (size_t)bytes);
-        uint64_t nv = apply(x, old & mask, pb[l], pc[l], bits);
-        memcpy(ptr[l], &nv, (size_t)bytes);
-        if (d) d[l] = old & mask;
+        int ftz = !is_shared(x->space, w->maddr[l]);
+        for (int e = 0; e < n; e++) {
+            uint8_t *p = ptr[l] + (size_t)e * (size_t)bytes;
+            uint64_t old = 0;
+            memcpy(&old, p, (size_t)bytes);                   /* little endian: low bytes */
+            old &= mask;
+            uint64_t nv = apply(x->sub, x->type, old, gs_opr(w, x, bi + e)[l], pc ? pc[l] : 0, bits, ftz);
+            memcpy(p, &nv, (size_t)bytes);
+            if (!isred && x->ops[e] != 0xffffffffu) gs_opr(w, x, e)[l] = old;
+        }
     }
     return GS_X_NEXT;
 }
 
+static int global_or_generic(int space) { return space == GS_SPACE_GLOBAL || space == GS_SPACE_GENERIC; }
+
+/* which (op, type, vector) combinations PTX defines */
+static int valid_form(const gs_xinst *x) {
+    int t = x->type, bits = gs_type_bits(t), sub = x->sub;
+    int f16ish = t == GS_T_F16 || t == GS_T_BF16 || t == GS_T_F16X2 || t == GS_T_BF16X2;
+    if (x->vec > 1) {
+        if (!global_or_generic(x->space)) return 0;
+        if (t == GS_T_F32) return sub == GS_ATOM_ADD && (x->vec == 2 || x->vec == 4);
+        if (t == GS_T_F16 || t == GS_T_BF16)
+            return (sub == GS_ATOM_ADD || sub == GS_ATOM_MIN || sub == GS_ATOM_MAX) && x->vec <= 8;
+        if (t == GS_T_F16X2 || t == GS_T_BF16X2)
+            return (sub == GS_ATOM_ADD || sub == GS_ATOM_MIN || sub == GS_ATOM_MAX) && x->vec <= 4;
+        return 0;
+    }
+    switch (sub) {
+    case GS_ATOM_ADD:
+        return t == GS_T_U32 || t == GS_T_S32 || t == GS_T_U64 || t == GS_T_S64 || t == GS_T_F32 ||
+               t == GS_T_F64 || f16ish;
+    case GS_ATOM_MIN: case GS_ATOM_MAX:
+        return t == GS_T_U32 || t == GS_T_S32 || t == GS_T_U64 || t == GS_T_S64;
+    case GS_ATOM_INC: case GS_ATOM_DEC:
+        return t == GS_T_U32;
+    case GS_ATOM_CAS:
+        if (bits == 16) return t == GS_T_B16;
+        /* fall through */
+    case GS_ATOM_EXCH: case GS_ATOM_AND: case GS_ATOM_OR: case GS_ATOM_XOR:
+        return (bits == 32 || bits == 64) && !gs_type_is_float(t);
+    default:
+        return 0;
+    }
+}
+
 gs_handler gs_bind_atomic(const gs_xinst *x) {
     if (x->op != GS_OP_ATOM && x->op != GS_OP_RED) return NULL;
-    int bits = gs_type_bits(x->type);
-    if (bits != 16 && bits != 32 && bits != 64) return NULL;
-    if (x->vec > 1) return NULL;
     if (!(x->space == GS_SPACE_GLOBAL || x->space == GS_SPACE_SHARED || x->space == GS_SPACE_GENERIC ||
           x->space == GS_SPACE_SHARED_CLUSTER))
         return NULL;
-    int t = x->type;
-    switch (x->sub) {
-    case GS_ATOM_ADD:
-        return (bits >= 32 || t == GS_T_F16 || t == GS_T_BF16) ? h_atom : NULL;
-    case GS_ATOM_MIN: case GS_ATOM_MAX:
-        return bits >= 32 ? h_atom : NULL;
-    case GS_ATOM_INC: case GS_ATOM_DEC:
-        return t == GS_T_U32 ? h_atom : NULL;
-    case GS_ATOM_EXCH: case GS_ATOM_CAS: case GS_ATOM_AND: case GS_ATOM_OR: case GS_ATOM_XOR:
-        return gs_type_is_float(t) ? NULL : h_atom;
-    default:
-        return NULL;
-    }
+    if (x->op == GS_OP_RED && x->sub == GS_ATOM_CAS) return NULL;   /* red has no cas/exch */
+    if (x->op == GS_OP_RED && x->sub == GS_ATOM_EXCH) return NULL;
+    return valid_form(x) ? h_atom : NULL;
 }

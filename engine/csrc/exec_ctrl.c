@@ -87,6 +87,7 @@ static int h_bar(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m) {
         w->bar_dst = (int32_t)(x->type == GS_T_PRED ? (x->ops[0] & 0x7fffffffu) : x->ops[0]);
     }
     t->pc++;
+    w->bar_mask = m;
     gs_cta_barrier_arrive(c, w->cta, w, (int)id, expected, (uint32_t)__builtin_popcount(m),
                           (x->flags & GS_F_ARRIVE) != 0);
     return w->state == GS_W_BAR ? GS_X_BLOCKED : GS_X_JUMPED;

@@ -12,8 +12,39 @@ static inline int type_bytes(int t) {
 static inline void compute_addrs(gs_warp *w, const gs_xinst *x, uint32_t m) {
     const uint64_t *b = x->mem_base >= 0 ? w->R + x->mem_base : NULL;
     uint64_t imm = (uint64_t)x->imm;
-    if (b) GS_LANES(m, l, w->maddr[l] = b[l] + imm);
+    if (b && x->mem32) GS_LANES(m, l, w->maddr[l] = (uint32_t)(b[l] + imm));   /* 32-bit address arithmetic */
+    else if (b) GS_LANES(m, l, w->maddr[l] = b[l] + imm);
     else GS_LANES(m, l, w->maddr[l] = imm);
+}
+
+/* Fast paths for the most common accesses: 4-byte elements (scalar or vector) in shared memory or in
+ * one global allocation, every lane aligned and in bounds. They fill the same access record as
+ * gs_mem_resolve and fall back to the general handler for anything else (which reports faults). */
+static inline uint8_t *fast_base(gs_ctx *c, gs_warp *w, int space, uint32_t m, uint32_t bytes) {
+    uint64_t lo = ~0ull, hi = 0, orv = 0;
+    const uint64_t *a = w->maddr;
+    GS_LANES(m, l, { uint64_t v = a[l]; lo = v < lo ? v : lo; hi = v > hi ? v : hi; orv |= v; });
+    if (orv & (bytes - 1)) return NULL;
+    if (space == GS_SPACE_SHARED) {
+        if (hi >= w->cta->shared_bytes || bytes > w->cta->shared_bytes - hi) return NULL;
+        return w->cta->shared;
+    }
+    if (lo < GS_GLOBAL_BASE) return NULL;                  /* generic into a window, or a bad pointer */
+    gs_alloc *h = c->hot;
+    if (!h || lo < h->base || hi + bytes > h->base + h->size) {
+        h = gs_mem_find(c->dev, lo, hi - lo + bytes);
+        if (!h) return NULL;
+        c->hot = h;
+    }
+    return h->host - h->base;
+}
+
+static inline void record(gs_warp *w, uint32_t m, uint32_t bytes, int space, int write) {
+    w->mmask = m;
+    w->msize = (uint8_t)bytes;
+    w->mspace = (uint8_t)(space == GS_SPACE_GENERIC ? GS_SPACE_GLOBAL : space);
+    w->mwrite = (uint8_t)write;
+    w->matomic = 0;
 }
 
 static inline uint64_t load_elem(const uint8_t *p, int bytes, int sign) {
@@ -112,6 +143,35 @@ GS_HANDLER(h_isspacep) {
     return GS_X_NEXT;
 }
 
+GS_HANDLER(h_ld_fast32) {
+    int n = x->vec ? x->vec : 1;
+    compute_addrs(w, x, m);
+    uint8_t *base = fast_base(c, w, x->space, m, (uint32_t)(4 * n));
+    if (!base) return h_ld(c, w, x, m);
+    record(w, m, (uint32_t)(4 * n), x->space, 0);
+    const uint64_t *a = w->maddr;
+    for (int e = 0; e < n; e++) {
+        if (x->ops[e] == 0xffffffffu) continue;
+        uint64_t *d = gs_opr(w, x, e);
+        GS_LANES(m, l, { uint32_t v; memcpy(&v, base + a[l] + 4 * e, 4); d[l] = v; });
+    }
+    return GS_X_NEXT;
+}
+
+GS_HANDLER(h_st_fast32) {
+    int n = x->vec ? x->vec : 1;
+    compute_addrs(w, x, m);
+    uint8_t *base = fast_base(c, w, x->space, m, (uint32_t)(4 * n));
+    if (!base) return h_st(c, w, x, m);
+    record(w, m, (uint32_t)(4 * n), x->space, 1);
+    const uint64_t *a = w->maddr;
+    for (int e = 0; e < n; e++) {
+        const uint64_t *s = gs_opr(w, x, 1 + e);
+        GS_LANES(m, l, { uint32_t v = (uint32_t)s[l]; memcpy(base + a[l] + 4 * e, &v, 4); });
+    }
+    return GS_X_NEXT;
+}
+
 gs_handler gs_bind_mem(const gs_xinst *x) {
     switch (x->op) {
     case GS_OP_LD: case GS_OP_LDU: case GS_OP_ST: {
@@ -120,6 +180,11 @@ gs_handler gs_bind_mem(const gs_xinst *x) {
         if (!(x->vec == 0 || x->vec == 1 || x->vec == 2 || x->vec == 4 || x->vec == 8)) return NULL;
         if (x->space == GS_SPACE_TEX || x->space == GS_SPACE_NONE) return NULL;
         if (x->op == GS_OP_ST && (x->space == GS_SPACE_CONST || x->space == GS_SPACE_PARAM)) return NULL;
+        int fast = bits == 32 && !gs_type_is_signed(x->type) && (x->space == GS_SPACE_SHARED ||
+                   x->space == GS_SPACE_GLOBAL || x->space == GS_SPACE_GENERIC);
+        if (x->type == GS_T_S32) fast = bits == 32 && (x->space == GS_SPACE_SHARED || x->space == GS_SPACE_GLOBAL ||
+                                                      x->space == GS_SPACE_GENERIC);
+        if (fast) return x->op == GS_OP_ST ? h_st_fast32 : h_ld_fast32;
         return x->op == GS_OP_ST ? h_st : h_ld;
     }
     case GS_OP_CVTA:

@@ -43,11 +43,6 @@ enum gs_xres {
 
 typedef int (*gs_handler)(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m);
 
-/* Functional-unit classes, for the timing model. */
-enum gs_unit {
-    GS_U_INT = 0, GS_U_FP32, GS_U_FP16, GS_U_FP64, GS_U_SFU, GS_U_TENSOR, GS_U_LDST, GS_U_BRANCH,
-    GS_U_BARRIER, GS_U_MISC, GS_U__COUNT
-};
 
 #define GS_MAX_XOPS 8   /* resolved operand slots kept inline; larger lists go to ops */
 struct gs_xinst {
@@ -66,10 +61,14 @@ struct gs_xinst {
     uint32_t aux;
     int64_t imm;              /* memory offset of the MEM operand, if any */
     int32_t mem_base;         /* register offset of the MEM base, or -1 */
-    /* timing: registers written and read (slot numbers, -1 terminated lists kept short) */
+    uint8_t mem32;            /* the base register is 32-bit: the address arithmetic wraps at 2^32 */
+    /* timing: registers written and read (slot numbers; constants excluded), predicates */
     uint8_t ndst, nsrc;
     int32_t dst_slot[4], src_slot[6];
     int32_t dst_pred, src_pred;
+    const uint32_t *rd, *wr;  /* all register slots read / written (vector elements, address bases) */
+    uint16_t nrd, nwr;
+    int16_t prd[4], pwr[2];   /* predicates read (guard included) / written, -1 = none */
     uint32_t line;
 };
 
@@ -80,6 +79,7 @@ struct gs_program {
     gs_ir_opnd *opnds;
     uint32_t nopnds;
     uint32_t *flat;           /* storage for gs_xinst.ops */
+    uint32_t *sb;             /* storage for gs_xinst.rd / wr */
     gs_ir_func *funcs;
     uint32_t nfuncs;
     uint32_t nconst;          /* constant slots at the start of every register file */
@@ -124,6 +124,7 @@ struct gs_warp {
     uint32_t exited;
     int32_t state;             /* enum gs_wstate */
     int32_t bar_id;            /* barrier waited on */
+    uint32_t bar_mask;         /* lanes of this warp that arrived at it (deadlock reports) */
     int32_t bar_dst;           /* bar.red destination: register offset or predicate index */
     int32_t bar_red_kind;      /* 0: none, 1: popc into a register, 2: and/or into a predicate */
     int32_t idx;               /* warp index in CTA */
@@ -220,7 +221,15 @@ int gs_mem_resolve(gs_ctx *c, gs_warp *w, const gs_xinst *x, int space, uint32_t
 /* warp control (warp.c) */
 void gs_warp_exit_lanes(gs_warp *w, uint32_t m);
 int gs_warp_step(gs_ctx *c, gs_warp *w);
-int gs_warp_next_pc(const gs_warp *w);
+int gs_warp_next_pc_slow(const gs_warp *w);
+/* the pc the warp runs next (popping finished reconvergence entries), or -1 when it has none */
+static inline int gs_warp_next_pc(const gs_warp *w) {
+    if (w->sp > 0) {
+        const gs_simt *t = &w->stack[w->sp - 1];
+        if (t->mask != 0 && t->pc != t->rpc) return t->pc;
+    }
+    return gs_warp_next_pc_slow(w);
+}
 
 /* launches (func_run.c), shared with the timing model */
 int gs_launch_validate(gs_program *prog, const gs_launch_desc *d, uint32_t param_bytes, gs_fault *f);
@@ -251,7 +260,10 @@ gs_handler gs_bind_mem(const gs_xinst *x);
 gs_handler gs_bind_ctrl(const gs_xinst *x);
 gs_handler gs_bind_warp(const gs_xinst *x);
 gs_handler gs_bind_atomic(const gs_xinst *x);
-gs_handler gs_bind_tensor(const gs_xinst *x);
+gs_handler gs_bind_wmma(const gs_xinst *x);
+gs_handler gs_bind_mma(const gs_xinst *x);
+gs_handler gs_bind_ldmatrix(const gs_xinst *x);
+gs_handler gs_bind_wgmma(const gs_xinst *x);
 gs_handler gs_bind_async(const gs_xinst *x);
 
 #endif

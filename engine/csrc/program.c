@@ -31,8 +31,8 @@ const char *gs_op_name(int op) { return (op >= 0 && op < GS_OP__COUNT) ? OP_NAME
 static gs_handler bind(const gs_xinst *x) {
     static gs_handler (*const binders[])(const gs_xinst *) = {
         gs_bind_ctrl, gs_bind_move, gs_bind_int, gs_bind_bits, gs_bind_float, gs_bind_half,
-        gs_bind_sfu, gs_bind_cmp, gs_bind_cvt, gs_bind_mem, gs_bind_atomic, gs_bind_warp,
-        gs_bind_tensor, gs_bind_async};
+        gs_bind_sfu, gs_bind_cmp, gs_bind_cvt, gs_bind_mem, gs_bind_atomic, gs_bind_warp, gs_bind_wmma,
+        gs_bind_mma, gs_bind_ldmatrix, gs_bind_wgmma, gs_bind_async};
     if (x->flags & GS_F_UNSUPPORTED) return NULL;
     for (size_t i = 0; i < sizeof binders / sizeof *binders; i++) {
         gs_handler h = binders[i](x);
@@ -46,7 +46,7 @@ static int unit_of(const gs_xinst *x) {
     switch (x->op) {
     case GS_OP_LD: case GS_OP_ST: case GS_OP_LDU: case GS_OP_ATOM: case GS_OP_RED:
     case GS_OP_CP_ASYNC: case GS_OP_LDMATRIX: case GS_OP_STMATRIX: case GS_OP_WMMA_LOAD:
-    case GS_OP_WMMA_STORE: case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_PREFETCH:
+    case GS_OP_WMMA_STORE: case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_REDUX: case GS_OP_PREFETCH:
     case GS_OP_MBARRIER:
         return GS_U_LDST;
     case GS_OP_WMMA_MMA: case GS_OP_MMA: case GS_OP_WGMMA_MMA:
@@ -86,9 +86,10 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
     p->funcs = malloc((nfuncs ? nfuncs : 1) * sizeof *p->funcs);
     p->x = calloc(ninsts ? ninsts : 1, sizeof *p->x);
     p->flat = malloc((nopnds ? nopnds : 1) * sizeof *p->flat);
+    p->sb = malloc((nopnds ? nopnds : 1) * sizeof *p->sb);
     p->const_bank = malloc(const_bytes ? const_bytes : 1);
     uint64_t *cvals = malloc((nopnds ? nopnds : 1) * sizeof *cvals);
-    if (!p->ir || !p->opnds || !p->funcs || !p->x || !p->flat || !p->const_bank || !cvals) {
+    if (!p->ir || !p->opnds || !p->funcs || !p->x || !p->flat || !p->sb || !p->const_bank || !cvals) {
         snprintf(err, errlen, "out of memory");
         free(cvals);
         gs_program_destroy(p);
@@ -125,6 +126,43 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         }
     }
 
+    /* the engine trusts register indices in its hot loop: check them once, per function */
+    for (uint32_t f = 0; f < nfuncs; f++) {
+        const gs_ir_func *fn = &funcs[f];
+        if (fn->entry_pc < 0 || fn->end_pc < fn->entry_pc || (uint32_t)fn->end_pc > ninsts) {
+            snprintf(err, errlen, "function %u: bad instruction range [%d, %d)", f, fn->entry_pc, fn->end_pc);
+            free(cslot);
+            gs_program_destroy(p);
+            return NULL;
+        }
+        for (int32_t pc = fn->entry_pc; pc < fn->end_pc; pc++) {
+            const gs_ir_inst *ir = &insts[pc];
+            int bad = ir->guard >= (int32_t)fn->npreds || ir->opnd > nopnds;
+            uint32_t j = ir->opnd;
+            for (uint32_t t = 0; t < ir->nopnd && !bad; t++) {
+                if (j >= nopnds) { bad = 1; break; }
+                uint32_t nel = opnds[j].kind == GS_OK_VEC ? opnds[j].n : 0;
+                if (j + nel >= nopnds + (nel ? 0u : 1u) && nel) { bad = 1; break; }
+                for (uint32_t e = 0; e <= nel && !bad; e++) {
+                    const gs_ir_opnd *q = &opnds[j + e];
+                    if ((q->kind == GS_OK_REG || (q->kind == GS_OK_MEM && q->reg >= 0)) &&
+                        (q->reg < 0 || (uint32_t)q->reg >= fn->nregs)) bad = 1;
+                    if (q->kind == GS_OK_PRED && (q->reg < 0 || (uint32_t)q->reg >= fn->npreds)) bad = 1;
+                    if (q->kind == GS_OK_SREG && q->n >= GS_SR__COUNT) bad = 1;
+                }
+                j += 1 + nel;
+            }
+            if ((ir->op == GS_OP_BRA || ir->op == GS_OP_CALL) && (ir->target < 0 || (uint32_t)ir->target >= ninsts)) bad = 1;
+            if (ir->op >= GS_OP__COUNT) bad = 1;
+            if (bad) {
+                snprintf(err, errlen, "line %u: malformed IR (operand, register or target out of range)", ir->line);
+                free(cslot);
+                gs_program_destroy(p);
+                return NULL;
+            }
+        }
+    }
+
     /* (2)+(3) decode and bind */
     for (uint32_t i = 0; i < ninsts; i++) {
         const gs_ir_inst *ir = &p->ir[i];
@@ -137,6 +175,18 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         x->irops = &p->opnds[ir->opnd];
         uint32_t *flat = &p->flat[ir->opnd];
         uint32_t nf = 0;
+        /* scoreboard lists share one region: reads grow up from the start, writes down from the end */
+        uint32_t span = 0;
+        for (uint32_t j = ir->opnd, t = 0; t < ir->nopnd && j < nopnds; t++) {
+            uint32_t nel = p->opnds[j].kind == GS_OK_VEC ? p->opnds[j].n : 0;
+            span += 1 + nel;
+            j += 1 + nel;
+        }
+        uint32_t *sb = &p->sb[ir->opnd];
+        uint32_t nrd = 0, nwr = 0, nprd = 0, npwr = 0;
+        for (int k = 0; k < 4; k++) x->prd[k] = -1;
+        x->pwr[0] = x->pwr[1] = -1;
+        if (ir->guard >= 0) x->prd[nprd++] = (int16_t)ir->guard;
         int top = 0;
         for (uint32_t j = ir->opnd; top < ir->nopnd && j < nopnds; top++) {
             const gs_ir_opnd *o = &p->opnds[j];
@@ -148,19 +198,24 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
                 int is_dst = top < ir->ndst;
                 switch (q->kind) {
                 case GS_OK_REG: v = (nconst + (uint32_t)q->reg) * GS_WARP;
-                    if (is_dst) { if (x->ndst < 4) x->dst_slot[x->ndst++] = (int32_t)(nconst + q->reg); }
-                    else if (x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    if (is_dst) { if (x->ndst < 4) x->dst_slot[x->ndst++] = (int32_t)(nconst + q->reg);
+                                  if (nrd + nwr < span) sb[span - 1 - nwr++] = nconst + (uint32_t)q->reg; }
+                    else { if (x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                           if (nrd + nwr < span) sb[nrd++] = nconst + (uint32_t)q->reg; }
                     break;
                 case GS_OK_IMM: v = cslot[j + e] * GS_WARP; break;
                 case GS_OK_PRED: v = (uint32_t)q->reg | ((q->flags & GS_OF_NEG) ? 0x80000000u : 0);
-                    if (is_dst) x->dst_pred = q->reg; else x->src_pred = q->reg;
+                    if (is_dst) { x->dst_pred = q->reg; if (npwr < 2) x->pwr[npwr++] = (int16_t)q->reg; }
+                    else { x->src_pred = q->reg; if (nprd < 4) x->prd[nprd++] = (int16_t)q->reg; }
                     break;
                 case GS_OK_SREG: v = q->n; break;
                 case GS_OK_MEM:
                     v = q->reg >= 0 ? (nconst + (uint32_t)q->reg) * GS_WARP : GS_NO_SLOT;
                     x->mem_base = (int32_t)v == -1 ? -1 : (int32_t)v;
+                    x->mem32 = q->reg >= 0 && q->n > 0 && q->n <= 32;
                     x->imm = q->imm;
                     if (q->reg >= 0 && x->nsrc < 6) x->src_slot[x->nsrc++] = (int32_t)(nconst + q->reg);
+                    if (q->reg >= 0 && nrd + nwr < span) sb[nrd++] = nconst + (uint32_t)q->reg;
                     break;
                 default: v = GS_NO_SLOT; break;
                 }
@@ -172,6 +227,10 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         }
         x->ops = flat;
         x->nops = (uint16_t)nf;
+        x->rd = sb;
+        x->nrd = (uint16_t)nrd;
+        x->wr = sb + span - nwr;
+        x->nwr = (uint16_t)nwr;
         x->unit = (uint8_t)unit_of(x);
         x->fn = bind(x);
         if (!x->fn) {
@@ -200,7 +259,7 @@ int gs_inst_supported(const gs_ir_inst *ir, const gs_ir_opnd *opnds) {
 
 void gs_program_destroy(gs_program *p) {
     if (!p) return;
-    free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat);
+    free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
     free(p->const_regs); free(p->const_bank);
     free(p);
 }

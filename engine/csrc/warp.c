@@ -19,7 +19,7 @@ void gs_warp_exit_lanes(gs_warp *w, uint32_t m) {
 }
 
 /* Pop finished entries; returns the pc to run next, or -1 when the warp has nothing left. */
-int gs_warp_next_pc(const gs_warp *cw) {
+int gs_warp_next_pc_slow(const gs_warp *cw) {
     gs_warp *w = (gs_warp *)cw;
     while (w->sp > 0) {
         gs_simt *t = &w->stack[w->sp - 1];

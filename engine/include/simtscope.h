@@ -309,4 +309,128 @@ int gs_func_step(gs_func_run *run, uint64_t budget, gs_fault *fault);
 void gs_func_get_stats(gs_func_run *run, gs_func_stats *out);
 void gs_func_destroy(gs_func_run *run);
 
+/* ---------------------------------------------------------------------------------------------
+ * Timing model: cycle-level simulation of a GPU configuration (see engine/README.md).
+ * --------------------------------------------------------------------------------------------- */
+
+/* Functional-unit pipes (order = engine/config.py UNITS). */
+enum gs_unit {
+    GS_U_INT = 0, GS_U_FP32, GS_U_FP16, GS_U_FP64, GS_U_SFU, GS_U_TENSOR, GS_U_LDST, GS_U_BRANCH,
+    GS_U_BARRIER, GS_U_MISC, GS_U__COUNT
+};
+
+/* Warp states: Nsight Compute stall-reason names (order = engine/recording.py WARP_STATES). */
+enum gs_wstate_kind {
+    GS_WS_IDLE = 0, GS_WS_SELECTED, GS_WS_NOT_SELECTED, GS_WS_LONG_SCOREBOARD, GS_WS_SHORT_SCOREBOARD,
+    GS_WS_WAIT, GS_WS_MATH_PIPE_THROTTLE, GS_WS_MIO_THROTTLE, GS_WS_LG_THROTTLE, GS_WS_BARRIER,
+    GS_WS_MEMBAR, GS_WS_BRANCH_RESOLVING, GS_WS_NO_INSTRUCTION, GS_WS_DISPATCH_STALL, GS_WS_DRAIN,
+    GS_WS_SLEEPING, GS_WS_TEX_THROTTLE, GS_WS_MISC, GS_WS_DONE, GS_WS__COUNT
+};
+
+/* The flat configuration (engine/config.py fills it; field = TOML key with '.' -> '_'). */
+typedef struct gs_tconfig {
+    uint32_t gpu_num_sms;
+    double gpu_sm_clock_mhz;
+    uint32_t gpu_kernel_launch_cycles, gpu_kernel_end_cycles, gpu_cta_launch_cycles;
+    double gpu_cta_dispatch_per_cycle;
+    uint32_t sm_subcores, sm_max_warps, sm_max_ctas, sm_max_threads, sm_registers, sm_reg_alloc_unit;
+    uint32_t sm_max_regs_per_thread, sm_default_regs_per_thread;
+    uint32_t sm_l1_shared_kib, sm_shared_max_kib, sm_shared_alloc_unit_bytes, sm_shared_cta_reserved_bytes;
+    uint32_t sm_scheduler, sm_two_level_active;           /* scheduler: 0 gto, 1 lrr, 2 two_level */
+    uint32_t sm_icache, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
+    uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
+    uint32_t pipes_latency_cycles[GS_U__COUNT];
+    uint32_t pipes_interval_cycles[GS_U__COUNT];
+    uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
+    uint32_t l1_lookups_per_cycle, l1_bytes_per_cycle, l1_write_allocate, l1_cache_global_loads, l1_lsu_queue;
+    uint32_t l1_carveouts_kib[16];
+    uint32_t l1_carveouts_kib_count;
+    uint32_t shared_banks, shared_bank_bytes, shared_latency_cycles, shared_atomic_cycles, shared_conflict_latency_cycles;
+    uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles;
+    uint32_t icnt_latency_cycles, icnt_sm_bytes_per_cycle;
+    uint32_t l2_size_kib, l2_slices, l2_line_bytes, l2_sector_bytes, l2_assoc, l2_hit_latency_cycles;
+    uint32_t l2_bytes_per_cycle, l2_hash, l2_partitions, l2_far_latency_cycles;
+    double l2_atomic_ops_per_cycle, l2_atomic_same_address_cycles;
+    uint32_t l2_atomic_latency_cycles;
+    uint32_t dram_channels;
+    double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
+    uint32_t dram_policy, dram_banks, dram_row_bytes;
+    double dram_row_miss_ns;
+    uint32_t record_interval_cycles, record_mem_sample_period;
+} gs_tconfig;
+
+/* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */
+typedef struct gs_tstats {
+    uint64_t cycles;               /* gpu_sim_cycle: launch to end, overheads included */
+    uint64_t warp_insts;           /* warp instructions issued */
+    uint64_t thread_insts;         /* gpu_sim_insn: thread instructions (active lanes) */
+    uint64_t ctas;
+    uint64_t issue_cycles;         /* sum over schedulers of cycles with an issue */
+    uint64_t warp_cycles;          /* sum over SMs and cycles of resident warps (occupancy) */
+    uint64_t sm_active_cycles;     /* sum over SMs of cycles with a resident warp */
+    uint64_t state_cycles[GS_WS__COUNT];
+    uint64_t l1_requests, l1_sectors, l1_hits, l1_misses, l1_mshr_merges;
+    uint64_t l1_store_sectors;
+    uint64_t shared_insts, shared_wavefronts, bank_conflicts;
+    uint64_t l2_sectors, l2_hits, l2_misses, l2_read_sectors, l2_write_sectors, l2_atomic_ops;
+    uint64_t dram_read_bytes, dram_write_bytes, dram_row_hits, dram_row_misses;
+    uint64_t icache_misses;
+    uint64_t unit_insts[GS_U__COUNT];
+    uint64_t op_counts[GS_OP__COUNT];
+    uint32_t ctas_per_sm, warps_per_sm, regs_per_thread, shared_per_cta, carveout_kib, occupancy_limiter;
+} gs_tstats;
+
+/* Recorded rows (engine/recording.py builds its numpy dtypes from these layouts). */
+enum gs_rec_table { GS_REC_WARP_STATES = 0, GS_REC_SM_COUNTERS, GS_REC_MEM_COUNTERS, GS_REC_EVENTS,
+                    GS_REC_MEM_SAMPLES, GS_REC_PC_STATS, GS_REC__COUNT };
+typedef struct gs_rec_wstate {
+    uint64_t cycle; uint32_t cta; uint32_t pc; uint16_t sm; uint16_t slot; uint8_t state; uint8_t pad[3];
+} gs_rec_wstate;
+typedef struct gs_rec_smc {
+    uint64_t cycle0; uint32_t issued; uint32_t thread_insts; uint32_t state_hist[GS_WS__COUNT];
+    uint32_t l1_accesses; uint32_t l1_hits; uint32_t l1_misses; uint32_t shared_accesses; uint32_t bank_conflicts;
+    uint16_t sm; uint16_t warps_active; uint16_t mshr_used; uint16_t ldst_queue; uint16_t ctas_active; uint16_t pad;
+} gs_rec_smc;
+typedef struct gs_rec_memc {
+    uint64_t cycle0; uint32_t l2_accesses; uint32_t l2_hits; uint32_t l2_misses; uint32_t dram_read_bytes;
+    uint32_t dram_write_bytes; uint16_t part; uint16_t l2_queue; uint16_t dram_queue; uint16_t icnt_queue;
+    uint32_t pad;
+} gs_rec_memc;
+typedef struct gs_rec_event {
+    uint64_t cycle; uint32_t cta; uint32_t kernel; uint16_t sm; uint8_t kind; uint8_t pad; uint32_t pad2;
+} gs_rec_event;
+typedef struct gs_rec_msample {
+    uint64_t t_issue; uint64_t t_l1; uint64_t t_icnt; uint64_t t_l2; uint64_t t_dram; uint64_t t_return;
+    uint64_t addr; uint32_t pc; uint16_t sm; uint16_t slot; uint16_t size; uint8_t write; uint8_t hit_level;
+    uint32_t pad;
+} gs_rec_msample;
+typedef struct gs_rec_pcstat {
+    uint64_t issued; uint64_t stalls[GS_WS__COUNT]; uint32_t pc; uint32_t pad;
+} gs_rec_pcstat;
+
+typedef struct gs_record_opts {
+    uint32_t level;                /* 0 off, 1 summary, 2 full */
+    uint64_t sm_mask[16];          /* SMs whose warp states are recorded (full level); all zero: all */
+    uint32_t kernel_id;            /* stamped into events */
+} gs_record_opts;
+
+typedef struct gs_tsim gs_tsim;
+
+/* Contract: validates the configuration (returns NULL with err filled) and builds the GPU: SMs, caches,
+ * interconnect, DRAM. Cache contents persist across launches until gs_tsim_flush. */
+gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen);
+void gs_tsim_destroy(gs_tsim *ts);
+void gs_tsim_flush(gs_tsim *ts);
+/* Contract: as gs_func_launch, then places CTAs under the occupancy limits; statistics restart. */
+int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launch_desc *desc,
+                   const uint8_t *params, uint32_t param_bytes, const gs_record_opts *rec, gs_fault *fault);
+/* Contract: simulates until the kernel ends or `cycle_budget` more cycles pass: GS_DONE, GS_RUNNING,
+ * GS_FAULTED (fault filled). Results of memory operations are exact (execution-driven). */
+int gs_tsim_run(gs_tsim *ts, uint64_t cycle_budget, gs_fault *fault);
+void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out);
+uint64_t gs_tsim_cycle(gs_tsim *ts);
+/* Contract: copies up to max_rows recorded rows of `table` (oldest first) into out and forgets them. */
+uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows);
+uint32_t gs_tsim_pending(gs_tsim *ts, int table);
+
 #endif

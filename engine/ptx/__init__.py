@@ -11,20 +11,21 @@ from pathlib import Path
 from .errors import PTXError, PTXSemanticError, PTXSyntaxError, UnsupportedInstruction  # noqa: F401
 
 
-def load(source, filename: str | None = None):
+def load(source, filename: str | None = None, schedule: bool = True):
     from .._ffi import ffi, lib
     from .lower import lower
     from .syntax import parse
 
-    if isinstance(source, Path):
+    if isinstance(source, (bytes, bytearray)):
+        text = _decode(bytes(source), filename or "<ptx>")
+        filename = filename or "<ptx>"
+    elif isinstance(source, Path):
         filename = filename or str(source)
-        text = source.read_text()
+        text = _decode(source.read_bytes(), filename)
     else:
         text = source
         filename = filename or "<ptx>"
-    if "\0" in text:
-        raise PTXSyntaxError(filename, 1, 1, "\\0", "binary data: the file is not PTX text")
-    program = lower(parse(text, filename), text)
+    program = lower(parse(text, filename), text, schedule=schedule)
     insts, opnds = program.insts, program.opnds
     bad = []
     if len(insts):
@@ -33,11 +34,18 @@ def load(source, filename: str | None = None):
         for pc in range(len(insts)):
             first = int(insts[pc]["opnd"])
             if not lib.gs_inst_supported(ip + pc, (op + first) if len(opnds) else ffi.NULL):
-                text_pc = program.pc_text[pc]
-                opcode = text_pc.split()[0] if text_pc else "?"
-                if opcode.startswith("@"):
-                    opcode = text_pc.split()[1]
-                bad.append((opcode.rstrip(";"), int(insts[pc]["line"]), program.pc_col[pc]))
+                bad.append((program.pc_op[pc], int(insts[pc]["line"]), program.pc_col[pc]))
     if bad:
         raise UnsupportedInstruction(filename, bad)
     return program
+
+
+def _decode(data: bytes, filename: str) -> str:
+    """PTX is ASCII text: bytes that are not UTF-8 are a syntax error at their position."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        bad = data[e.start:e.start + 1]
+        raise PTXSyntaxError(filename, line, col, repr(bad), f"binary data: byte 0x{bad.hex()} is not text") from None

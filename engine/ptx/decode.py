@@ -47,11 +47,15 @@ TESTP = {"finite": S["testp_finite"], "infinite": S["testp_infinite"], "number":
          "notanumber": S["testp_notanumber"], "normal": S["testp_normal"],
          "subnormal": S["testp_subnormal"]}
 
-# mma/wmma/ldmatrix shape codes (aux bits 0-7), shared with exec_tensor.c
+# mma/wmma/ldmatrix shape codes (aux bits 0-7), shared with exec_wmma.c, exec_mma.c, exec_ldmatrix.c
 SHAPES = {"m16n16k16": 1, "m32n8k16": 2, "m8n32k16": 3, "m16n16k8": 4, "m8n8k4": 5, "m16n8k8": 6,
           "m16n8k16": 7, "m16n8k4": 8, "m8n8k16": 9, "m16n8k32": 10, "m8n8k32": 11, "m8n8k128": 12,
           "m16n8k64": 13, "m16n8k128": 14, "m16n8k256": 15, "m8n8": 16, "m16n16": 17, "m8n16": 18}
-WGMMA_K = {16: 24, 8: 25, 32: 26, 256: 27}   # shape codes for m64nNkK; N/8 goes to aux bits 24-31
+WGMMA_K = {16: 24, 8: 25, 32: 26, 256: 27}   # shape codes for m64nNkK (exec_wgmma.c); N/8 in aux bits 24-31
+# cp.async aux bits, shared with exec_async.c: the form, and (bits 8-11) the source state space
+CP_ASYNC_AUX = {"bulk": 1, "mbarrier::complete_tx::bytes": 2, "mbarrier": 4, "noinc": 8,
+                "L2::cache_hint": 16, "bulk_group": 0, "ca": 0, "cg": 0, "arrive": 0}
+# mbarrier aux bits, shared with exec_async.c: bit 0 .parity, bit 1 .expect_tx after arrive{_drop}
 
 OP = E.op
 
@@ -89,6 +93,7 @@ BASES = {
     "prefetchu": OP["prefetch"], "atom": OP["atom"], "red": OP["red"], "isspacep": OP["isspacep"],
     "cp.async": OP["cp_async"], "cp.async.commit_group": OP["cp_async_commit"],
     "cp.async.wait_group": OP["cp_async_wait"], "cp.async.wait_all": OP["cp_async_wait"],
+    "cp.async.bulk.commit_group": OP["cp_async_commit"], "cp.async.bulk.wait_group": OP["cp_async_wait"],
     "ldmatrix": OP["ldmatrix"], "stmatrix": OP["stmatrix"], "createpolicy": OP["createpolicy"],
     "applypriority": OP["cache_hint"], "discard": OP["cache_hint"],
     "bra": OP["bra"], "call": OP["call"], "ret": OP["ret"], "exit": OP["exit"], "trap": OP["trap"],
@@ -126,7 +131,7 @@ def decode(opcode: str) -> Decoded:
             if op == OP["cvta"] or op == OP["isspacep"]:
                 d.space = SPACES[m]
             elif op in (OP["cp_async"],) and d.space:
-                pass                                  # cp.async.cg.shared.global: dst, src spaces
+                d.aux |= SPACES[m] << 8               # cp.async.cg.shared.global: dst, src spaces
             else:
                 d.space = SPACES[m]
         elif m == "to" and op == OP["cvta"]:
@@ -143,13 +148,18 @@ def decode(opcode: str) -> Decoded:
             d.sub = ATOM_OPS[m]
         elif m in TESTP and op == OP["testp"]:
             d.sub = TESTP[m]
-        elif m in FLAGS and not (op in (OP["setp"], OP["set"]) and m in BOOL_OPS):
+        elif m in FLAGS and not (op in (OP["setp"], OP["set"]) and m in BOOL_OPS) and \
+                not (op == OP["vote"] and m == "uni"):     # vote.uni is a mode, bra.uni a flag
             d.flags |= FLAGS[m]
         elif m in IGNORED or m.startswith("L2::") or m.startswith("L1::"):
             if m == "satfinite" and op == OP["cvt"]:
                 d.aux |= 1                            # cvt .satfinite (exec_cvt.c)
             if m == "cg" and op == OP["cp_async"]:
                 d.flags |= F["bulk"]                  # cp.async.cg: bypass L1 (timing only)
+            if m == "satfinite" and op in (OP["mma"], OP["wmma_mma"], OP["wgmma_mma"]):
+                d.flags |= F["sat"]                   # integer mma: clamp instead of wrapping
+            if m == "L2::cache_hint" and op == OP["cp_async"]:
+                d.aux |= CP_ASYNC_AUX["L2::cache_hint"]   # a cache-policy operand follows
         elif not _op_specific(d, op, m, i, mods):
             raise DecodeError(f"unknown modifier '.{m}' in '{opcode}'")
     d.types = tuple(types)
@@ -161,9 +171,13 @@ def decode(opcode: str) -> Decoded:
         ctype = types[-1]
         d.type2 = types[1] if len(types) == 4 else 0
         d.aux |= ctype << 16
+        if len(types) == 4 and op == OP["mma"]:
+            d.aux |= types[2] << 24                   # B type (int8/fp8 may differ from A's)
     if op == OP["wgmma_mma"] and types:
         d.type = types[0]
         d.type2 = types[1] if len(types) > 1 else 0
+        if len(types) > 2:
+            d.aux |= types[2] << 16                   # B type (fp8/int8 may differ from A's)
     return d
 
 
@@ -265,7 +279,7 @@ def _op_specific(d: Decoded, op: int, m: str, i: int, mods: list[str]) -> bool:
     if op in (OP["wgmma_fence"], OP["wgmma_commit"], OP["wgmma_wait"]):
         return m in ("sync", "aligned")
     if op == OP["cp_async_wait"]:
-        return False
+        return m == "read"                             # cp.async.bulk.wait_group.read
     if op == OP["createpolicy"]:
         return m in ("fractional", "range") or m.startswith("L2::")
     if op == OP["redux"] or op == OP["elect"] or op == OP["activemask"]:
@@ -278,6 +292,9 @@ def _op_specific(d: Decoded, op: int, m: str, i: int, mods: list[str]) -> bool:
         if m in subs and not d.sub:
             d.sub = subs[m]
             return True
+        if m == "expect_tx" and d.sub in (S["mbar_arrive"], S["mbar_arrive_drop"]):
+            d.aux |= 2
+            return True
         if m == "parity":
             d.aux |= 1
             return True
@@ -286,7 +303,10 @@ def _op_specific(d: Decoded, op: int, m: str, i: int, mods: list[str]) -> bool:
             return True
         return m in ("release", "acquire", "relaxed", "cta", "cluster", "sync", "aligned")
     if op == OP["cp_async"]:
-        return m in ("ca", "cg", "bulk", "mbarrier", "arrive", "noinc") and True
+        if m in CP_ASYNC_AUX:
+            d.aux |= CP_ASYNC_AUX[m]
+            return True
+        return False
     if op == OP["nop"] or op == OP["cache_hint"] or op == OP["prefetch"]:
         return True                                    # setmaxnreg.inc..., applypriority.L2::evict_normal
     if op == OP["cvt"] and m in ("relu",):

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ffi import E, ffi
-from . import cfg
+from . import cfg, regalloc, schedule
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
-from .syntax import Instr, Label, Loc, Module, Param, Pragma, Scope, VarDecl
+from .checks import check_arity, check_types
+from .syntax import BranchTargets, CallPrototype, Instr, Label, Loc, Module, Opnd, Param, Pragma, Scope, VarDecl
 
 # --------------------------------------------------------------------------- numpy views of the C structs
 
@@ -78,6 +79,16 @@ TYPE_BITS = {"pred": 1, "b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 
              "b64": 64, "u64": 64, "s64": 64, "f64": 64, "b128": 128, "e4m3": 8, "e5m2": 8}
 FLOAT_T = {T["f16"], T["bf16"], T["f32"], T["f64"], T["f16x2"], T["bf16x2"], T["tf32"]}
 
+# every PTX instruction name (first component): those decode.py does not know are refused by name
+PTX_OPCODES = set("""abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev
+brkpt brx call clusterlaunchcontrol clz cnot copysign cos cp createpolicy cvt cvta discard div dp2a dp4a elect
+ex2 exit fence fma fns getctarank griddepcontrol isspacep istypep ld ldmatrix ldu lg2 lop3 mad mad24 madc mapa
+match max mbarrier membar min mma mov movmatrix mul mul24 multimem nanosleep neg not or pmevent popc prefetch
+prefetchu prmt rcp red redux rem ret rsqrt sad selp set setmaxnreg setp shf shfl shl shr sin slct sqrt st
+stackrestore stacksave stmatrix sub subc suld suq sured sust szext tanh tcgen05 tensormap testp tex tld4 trap
+txq vabsdiff vabsdiff2 vabsdiff4 vadd vadd2 vadd4 vavrg2 vavrg4 vmad vmax vmax2 vmax4 vmin vmin2 vmin4 vote
+vset vset2 vset4 vshl vshr vsub vsub2 vsub4 wgmma wmma xor""".split())
+
 # ops that write nothing (all operands are sources)
 NO_DST = {OP[n] for n in ("st", "red", "bra", "call", "ret", "exit", "trap", "brkpt", "membar", "nanosleep",
                           "bar_warp", "prefetch", "wmma_store", "stmatrix", "cp_async", "cp_async_commit",
@@ -111,6 +122,7 @@ class FuncInfo:
     npreds: int
     line: int
     perf: dict
+    regs_per_thread: int = 0
 
 
 @dataclass
@@ -135,6 +147,7 @@ class Program:
     relocs: list[tuple[int, str, int]]        # (operand index, global name, addend)
     pc_text: list[str]                        # the instruction as written, per pc
     pc_col: list[int]
+    pc_op: list[str]                          # the opcode as written, per pc
     pc_cuda: list[tuple[int, int] | None]     # (.loc file, line) per pc, or None
     files: dict[int, str]
     target: list[str]
@@ -236,6 +249,7 @@ class Lowering:
         self.relocs: list[tuple[int, str, int]] = []
         self.pc_text: list[str] = []
         self.pc_col: list[int] = []
+        self.pc_op: list[str] = []
         self.pc_cuda: list = []
         self.lines = source.splitlines()
 
@@ -289,7 +303,7 @@ class Lowering:
         """Walk a function body: scopes, registers, labels, local/shared/param variables."""
         root = _Scope(None)
         info = {"scope": root, "nregs": 0, "npreds": 0, "pending": [], "labels": {},
-                "shared": [], "local": [], "callparams": [], "local_size": 0}
+                "shared": [], "local": [], "callparams": [], "local_size": 0, "widths": {}}
         # parameters
         if f.kind == "entry":
             off = 0
@@ -334,6 +348,10 @@ class Lowering:
                 scope.names[st.name] = ("label", len(info["pending"]))
             elif isinstance(st, Instr):
                 info["pending"].append(_Pending(st, scope, st.opcode, st.guard, st.guard_neg, st.line, st.col, cuda))
+            elif isinstance(st, BranchTargets):
+                scope.names[st.name] = ("btargets", st.labels)
+            elif isinstance(st, CallPrototype):
+                scope.names[st.name] = ("prototype", None)
             elif isinstance(st, Loc):
                 cuda = (st.file, st.line)
             elif isinstance(st, Pragma):
@@ -352,7 +370,8 @@ class Lowering:
                         width = TYPE_BITS.get(v.type, 32) * (v.vec or 1)
                         if width > 64:
                             self.err(v.line, 0, f"register '{n}' of type .{v.type} is wider than 64 bits")
-                        scope.names[n] = ("reg", info["nregs"], width)
+                        scope.names[n] = ("reg", info["nregs"], width, v.type if (v.vec or 1) == 1 else None)
+                        info["widths"][info["nregs"]] = width
                         info["nregs"] += 1
             elif v.space in ("shared", "shared::cta"):
                 size = _var_size(v.type, v.vec, dims)
@@ -405,6 +424,13 @@ class Lowering:
                 info["scope"].names[skip] = ("label", None)
                 info.setdefault("synth_labels", {})[skip] = len(out)
                 continue
+            if base == "brx":
+                self._pending_skip = None
+                out.extend(self._expand_brx(info, p, i))
+                if self._pending_skip:
+                    info["synth_labels"][self._pending_skip] = len(out)
+                    info["scope"].names[self._pending_skip] = ("label", None)
+                continue
             if base == "ret" and f.kind == "func":
                 out.append(_Pending(None, p.scope, "bra", p.guard, p.guard_neg, p.line, p.col, p.cuda,
                                     synth="bra", target_label=final_ret))
@@ -423,6 +449,42 @@ class Lowering:
         for name, pos in info.get("synth_labels", {}).items():
             info["scope"].names[name] = ("label", pos)
         info["pending"] = out
+
+    def _expand_brx(self, info, p, i):
+        """brx.idx{.uni} idx, table  ->  a compare-and-branch chain (setp.eq + @p bra per target; the
+        last target is taken unconditionally: an index past the table is undefined in PTX). Branches
+        then get ordinary immediate-post-dominator reconvergence."""
+        ops = p.instr.operands
+        if p.opcode.split(".")[1:2] != ["idx"] or len(ops) != 2 or ops[1].kind != "reg":
+            self.err(p.line, p.col, "brx takes the form brx.idx{.uni} index, table;")
+        tab = p.scope.lookup(ops[1].name)
+        if tab is None or tab[0] != "btargets":
+            self.err(p.line, p.col, f"'{ops[1].name}' is not a .branchtargets table")
+        pname = "%%__brx_p"
+        if pname not in info["scope"].names:
+            info["scope"].names[pname] = ("pred", info["npreds"])
+            info["npreds"] += 1
+        out = []
+        skip = None
+        if p.guard is not None:
+            skip = f"%%__brx_skip_{i}"
+            out.append(_Pending(None, p.scope, "bra", p.guard, not p.guard_neg, p.line, p.col, p.cuda,
+                                synth="bra", target_label=skip))
+        labels = tab[1]
+        for k, label in enumerate(labels):
+            if k < len(labels) - 1:
+                setp = Instr("setp.eq.u32", [Opnd("reg", name=pname), ops[0], Opnd("imm", value=k)], None,
+                             False, p.line, p.col)
+                out.append(_Pending(setp, p.scope, setp.opcode, None, False, p.line, p.col, p.cuda))
+                guard = pname
+            else:
+                guard = None
+            bra = Instr("bra", [Opnd("reg", name=label)], guard, False, p.line, p.col)
+            out.append(_Pending(bra, p.scope, "bra", guard, False, p.line, p.col, p.cuda))
+        if skip is not None:
+            info.setdefault("synth_labels", {})
+            self._pending_skip = skip           # its position (after the chain) is set by the caller
+        return out
 
     def _scopes_of(self, info):
         seen, out = set(), []
@@ -454,7 +516,11 @@ class Lowering:
             if callee not in self.decls:
                 self.err(p.line, p.col, f"call to undeclared function '{callee}'")
             if callee not in self.funcs:
-                self.err(p.line, p.col, f"call to external function '{callee}' (no body in this module)")
+                hint = {"vprintf": " (printf needs the CUDA runtime's vprintf, which the simulator does not provide)",
+                        "__assertfail": " (assert() needs the CUDA runtime's __assertfail)",
+                        "malloc": " (device-side malloc is not provided)", "free": " (device-side free is not provided)"}
+                self.err(p.line, p.col, f"call to external function '{callee}' is not supported: it has no body "
+                                        f"in this module{hint.get(callee, '')}")
             cf = self.decls[callee]
             cinfo = self.finfo[callee]
             formal = [("rets", q) for q in cf.rets] + [("params", q) for q in cf.params]
@@ -492,6 +558,7 @@ class Lowering:
                 text = "ret;  // function exit (inserted)"
             self.pc_text.append(text)
             self.pc_col.append(p.col)
+            self.pc_op.append(p.opcode)
             self.pc_cuda.append(p.cuda)
             self._emit(p, pc, branch_fix)
         end_pc = base_pc + len(pend)
@@ -512,7 +579,21 @@ class Lowering:
         try:
             d = decode(p.opcode)
         except DecodeError as e:
+            if p.opcode.split(".")[0] in PTX_OPCODES and "unknown instruction" in str(e):
+                # real PTX the engine does not implement: refused by name at load (UnsupportedInstruction)
+                self.insts.append((OP["nop"], 0, 0, 0, 0, 0, 0, E.flag["unsupported"], -1, len(self.opnds),
+                                   0, 0, 0, 0, -1, -1, 0, p.line))
+                return
             self.err(p.line, p.col, str(e))
+        if p.instr is not None:
+            mods = p.opcode.split(".")[1:]
+            msg = check_arity(d.name, mods, len(p.instr.operands))
+            if msg is None and d.types:
+                tname = p.opcode.split(".")
+                tname = next((m for m in mods if m in TYPE_BITS and m != "pred"), None)
+                msg = check_types(d.name, mods, tname, p.instr.operands, lambda n: self._describe(p, n))
+            if msg:
+                self.err(p.line, p.col, msg)
         guard = -1
         if p.guard is not None:
             g = self._lookup(p, p.guard)
@@ -559,6 +640,12 @@ class Lowering:
             pass
         self.insts.append((d.op, d.type, d.type2, d.space, d.cmp, d.sub, d.rnd, flags, guard, first, nop, ndst,
                            d.vec, 1 if p.guard_neg else 0, target, -1, d.aux, p.line))
+
+    def _describe(self, p: _Pending, name: str):
+        v = self._lookup(p, name)
+        if v is None or v[0] != "reg" or len(v) < 4 or v[3] is None:
+            return None
+        return v[3], v[2]
 
     def _lookup(self, p: _Pending, name: str):
         if p.scope is not None:
@@ -774,6 +861,8 @@ class Lowering:
                 self.err(f.line, 0, f"function '{f.name}' defined twice")
             names.add(f.name)
         self.finfo = {f.name: self.declare(f) for f in fs}
+        for f in fs:
+            self.normalise(f, self.finfo[f.name])
         # static local frames: entries at 0, every .func after the largest entry frame
         emax = max([self.finfo[f.name]["local_size"] for f in fs if f.kind == "entry"] or [0])
         base = _align(emax, 16)
@@ -799,9 +888,8 @@ class Lowering:
                 rb += inf["nregs"]
                 pb += inf["npreds"]
         for f in fs:
-            self.normalise(f, self.finfo[f.name])
-        for f in fs:
             self.bind_call_params(f, self.finfo[f.name])
+        self.check_recursion(fs)
         # shared layout: vars of .func bodies first (same offsets in every kernel), then per kernel
         func_shared = []
         for f in fs:
@@ -853,7 +941,119 @@ class Lowering:
         for pc, callee in self.call_fix:
             row = self.insts[pc]
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
-        return self._pack(infos)
+        program = self._pack(infos)
+        if self.schedule:
+            schedule.reorder(program, _succ_fn)
+        self.allocate_registers(program, fs)
+        return program
+
+    def check_recursion(self, fs):
+        """Refuse call cycles: .func frames and registers are static, one activation per function."""
+        calls: dict[str, list] = {f.name: [] for f in fs}
+        for f in fs:
+            for p in self.finfo[f.name]["pending"]:
+                callee = getattr(p, "call_target", None)
+                if callee is not None:
+                    calls[f.name].append((callee, p))
+        state: dict[str, int] = {}
+        path: list[str] = []
+
+        def visit(name):
+            state[name] = 1
+            path.append(name)
+            for callee, p in calls.get(name, []):
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee]
+                    self.err(p.line, p.col, "recursive call " + " -> ".join(cycle) +
+                             " is not supported (each .func has one static frame of registers and "
+                             "local memory)")
+                if callee not in state:
+                    visit(callee)
+            path.pop()
+            state[name] = 2
+
+        for f in fs:
+            if f.name not in state:
+                visit(f.name)
+
+    def allocate_registers(self, program: "Program", fs):
+        """Liveness-based slot allocation per function (regalloc.py), then slot bases: kernels from 0,
+        .func bodies after the largest kernel, each in its own range (no recursion, so a function's
+        slots are never live in two activations). Also fills regs_per_thread."""
+        insts, opnds = program.insts, program.opnds
+        allocs = {}
+        ir = regalloc.IRView(insts, opnds)
+        for fi, f in zip(program.functions, fs):
+            inf = self.finfo[f.name]
+            widths = {inf["reg_base"] + k: w for k, w in inf["widths"].items()}
+            if self.regalloc:
+                allocs[f.name] = regalloc.allocate(ir, fi.entry_pc, fi.end_pc,
+                                                   _succ_fn(insts, fi.entry_pc), widths)
+            else:   # identity: one slot per declared register, pressure still estimated
+                a = regalloc.allocate(ir, fi.entry_pc, fi.end_pc, _succ_fn(insts, fi.entry_pc), widths)
+                allocs[f.name] = regalloc.Allocation({inf["reg_base"] + k: k for k in range(inf["nregs"])},
+                                                     inf["nregs"], a.pressure)
+        ebase = max([allocs[f.name].nslots for f in fs if f.kind == "entry"] or [0])
+        base, top = {}, ebase
+        for f in fs:
+            if f.kind == "entry":
+                base[f.name] = 0
+            else:
+                base[f.name] = top
+                top += allocs[f.name].nslots
+        has_funcs = any(f.kind == "func" for f in fs)
+        nold = max([self.finfo[f.name]["reg_base"] + self.finfo[f.name]["nregs"] for f in fs] or [0])
+        first = insts["opnd"]
+        kind, reg = opnds["kind"], opnds["reg"]
+        # each function's operands are one contiguous range (instructions may have been reordered
+        # within blocks by schedule.py, so take the smallest start in the function, not its first pc)
+        nop, kinds_l, n_l = insts["nopnd"].tolist(), opnds["kind"].tolist(), opnds["n"].tolist()
+
+        def span(pc):
+            j = int(first[pc])
+            for _ in range(nop[pc]):
+                j += 1 + (n_l[j] if kinds_l[j] == OK["vec"] else 0)
+            return int(first[pc]), j
+        for fi, f in zip(program.functions, fs):
+            # kernels all number their registers from 0: rewrite each function's operands separately
+            spans = [span(pc) for pc in range(fi.entry_pc, fi.end_pc)]
+            spans = [sp for sp in spans if sp[1] > sp[0]]
+            lo = min((a for a, _ in spans), default=0)
+            hi = max((b for _, b in spans), default=0)
+            lut = np.full(max(nold, 1), -1, np.int64)
+            for old, new in allocs[f.name].mapping.items():
+                lut[old] = base[f.name] + new
+            k, r = kind[lo:hi], reg[lo:hi]
+            sel = ((k == OK["reg"]) | (k == OK["mem"])) & (r >= 0)
+            new = lut[r[sel]]
+            if (new < 0).any():
+                raise AssertionError(f"register allocation left a register of {f.name} unmapped")
+            r[sel] = new
+        callees = self._callee_closure(fs)
+        for i, (fi, f) in enumerate(zip(program.functions, fs)):
+            a = allocs[f.name]
+            rpt = a.pressure + max([allocs[c].pressure for c in callees[f.name]] or [0])
+            if f.kind == "entry":
+                fi.nregs = top if has_funcs else a.nslots
+            else:
+                fi.nregs = base[f.name] + a.nslots
+            fi.regs_per_thread = max(rpt, 1)
+            program.funcs[i]["nregs"] = fi.nregs
+            program.funcs[i]["regs_per_thread"] = fi.regs_per_thread
+
+    def _callee_closure(self, fs) -> dict[str, set]:
+        direct = {f.name: {getattr(p, "call_target", None) for p in self.finfo[f.name]["pending"]} - {None}
+                  for f in fs}
+        out = {}
+        for f in fs:
+            seen, todo = set(), list(direct[f.name])
+            while todo:
+                c = todo.pop()
+                if c not in seen:
+                    seen.add(c)
+                    todo.extend(direct.get(c, ()))
+            out[f.name] = seen
+        return out
 
     def _shared_refs(self, inf) -> set[str]:
         refs = set()
@@ -904,7 +1104,7 @@ class Lowering:
                         fi.npreds, 0, _dim3(perf.get("reqntid")), _dim3(perf.get("maxntid")),
                         perf.get("minnctapersm", 0), 1 if fi.is_entry else 0)
         return Program(self.fn, self.src, insts, opnds, funcs, bytes(self.const_bank), infos, self.globals,
-                       self.relocs, self.pc_text, self.pc_col, self.pc_cuda, self.mod.files, self.mod.target,
+                       self.relocs, self.pc_text, self.pc_col, self.pc_op, self.pc_cuda, self.mod.files, self.mod.target,
                        self.mod.version)
 
 
@@ -927,5 +1127,25 @@ def _walk(ops):
             yield from _walk(o.elems)
 
 
-def lower(mod: Module, source: str) -> Program:
-    return Lowering(mod, source).run()
+def _succ_fn(insts, start: int):
+    """succ_of(i) for the function starting at pc `start` (see cfg.ipdom_rpc), on the packed IR."""
+    BRA, RET, EXIT, TRAP, BRK = OP["bra"], OP["ret"], OP["exit"], OP["trap"], OP["brkpt"]
+    ops, guards, targets = insts["op"].tolist(), insts["guard"].tolist(), insts["target"].tolist()
+
+    def succ_of(i):
+        op, guard = ops[start + i], guards[start + i]
+        if op == BRA:
+            return [targets[start + i] - start], guard >= 0, False
+        if op in (RET, EXIT, TRAP, BRK):
+            return [], guard >= 0, True
+        return [], True, False
+    return succ_of
+
+
+def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:
+    """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
+    schedule=False keeps nvcc's instruction order instead of ptxas-like list scheduling (schedule.py)."""
+    lw = Lowering(mod, source)
+    lw.regalloc = regalloc
+    lw.schedule = schedule
+    return lw.run()

@@ -1,0 +1,311 @@
+"""GPU configurations: TOML presets in configs/, validated against one schema, flattened for the engine.
+
+Every parameter is declared once here (section, key, type, default, unit, bounds, meaning). A preset in
+configs/NAME.toml sets values (each with its unit in the key name and its source in a comment); unknown
+keys and impossible values are errors naming the key and file. Overrides use dotted keys:
+`--set l2.size_kib=30720`. `Config.to_c()` fills the engine's gs_tconfig, whose field names are the
+dotted keys with dots replaced by underscores (a test checks the two stay in step), and
+`Config.to_toml()` writes the effective configuration back, so every run can be reproduced.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+UNITS = ["int", "fp32", "fp16", "fp64", "sfu", "tensor", "ldst", "branch", "barrier", "misc"]
+SCHEDULERS = ["gto", "lrr", "two_level"]
+ICACHE = ["ideal", "model"]
+L2_HASH = ["linear", "xor"]
+DRAM_POLICY = ["fcfs", "open_row"]
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used: names the file and key."""
+
+
+@dataclass(frozen=True)
+class P:
+    key: str                      # dotted: section.name
+    type: type | str              # int, float, str (enum via choices), "list[int]"
+    default: Any
+    unit: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple | None = None
+    doc: str = ""
+
+
+SCHEMA: list[P] = [
+    P("gpu.name", str, "generic", "", doc="marketing name"),
+    P("gpu.num_sms", int, 132, "SMs", 1, 1024),
+    P("gpu.sm_clock_mhz", float, 1980.0, "MHz", 100, 5000, doc="SM clock: cycles are SM cycles"),
+    P("gpu.kernel_launch_cycles", int, 0, "cycles", 0, 10**7, doc="from launch until the first CTA starts"),
+    P("gpu.kernel_end_cycles", int, 0, "cycles", 0, 10**7, doc="from the last warp's end until the kernel ends"),
+    P("gpu.cta_launch_cycles", int, 0, "cycles", 0, 10**6, doc="from a CTA slot freeing until the next CTA runs there"),
+    P("gpu.cta_dispatch_per_cycle", float, 1.0, "CTAs/cycle", 0.001, 1024, doc="GPU-wide CTA launch rate"),
+
+    P("sm.subcores", int, 4, "", 1, 8, doc="sub-cores (warp schedulers) per SM"),
+    P("sm.max_warps", int, 64, "warps", 1, 256),
+    P("sm.max_ctas", int, 32, "CTAs", 1, 256),
+    P("sm.max_threads", int, 2048, "threads", 32, 8192),
+    P("sm.registers", int, 65536, "32-bit registers", 1024, 1 << 20),
+    P("sm.reg_alloc_unit", int, 256, "registers per warp", 1, 4096, doc="register allocation granularity per warp"),
+    P("sm.max_regs_per_thread", int, 255, "registers", 16, 1024),
+    P("sm.default_regs_per_thread", int, 32, "registers", 16, 255,
+      doc="used when the front end gives no estimate"),
+    P("sm.l1_shared_kib", int, 256, "KiB", 16, 4096, doc="unified L1 data cache + shared memory per SM"),
+    P("sm.shared_max_kib", int, 228, "KiB", 0, 4096, doc="largest shared-memory carveout per SM"),
+    P("sm.shared_alloc_unit_bytes", int, 128, "bytes", 1, 65536),
+    P("sm.shared_cta_reserved_bytes", int, 1024, "bytes", 0, 65536, doc="shared memory the system reserves per CTA"),
+    P("sm.scheduler", str, "gto", "", choices=tuple(SCHEDULERS)),
+    P("sm.two_level_active", int, 4, "warps", 1, 64, doc="active-set size per scheduler (two_level)"),
+    P("sm.icache", str, "ideal", "", choices=tuple(ICACHE)),
+    P("sm.icache_kib", int, 128, "KiB", 1, 4096),
+    P("sm.icache_line_bytes", int, 128, "bytes", 16, 4096),
+    P("sm.icache_assoc", int, 8, "ways", 1, 64),
+    P("sm.icache_miss_cycles", int, 200, "cycles", 0, 100000),
+    P("sm.inst_bytes", int, 16, "bytes", 4, 64, doc="bytes per instruction for fetch (SASS is 16 B)"),
+    P("sm.barrier_latency_cycles", int, 12, "cycles", 0, 10000, doc="from the last arrival until waiters issue"),
+    P("sm.barrier_per_warp_cycles", int, 2, "cycles/warp", 0, 1000, doc="added per warp of the CTA"),
+    P("sm.dispatch_latency_cycles", int, 1, "cycles", 0, 100, doc="minimum cycles between two issues of one warp"),
+]
+for u in UNITS:
+    SCHEMA.append(P(f"pipes.{u}.latency_cycles", int, 4, "cycles", 1, 100000))
+    SCHEMA.append(P(f"pipes.{u}.interval_cycles", int, 1, "cycles", 1, 100000,
+                    doc="cycles between two warp instructions on this pipe of one sub-core"))
+SCHEMA += [
+    P("l1.line_bytes", int, 128, "bytes", 32, 1024),
+    P("l1.sector_bytes", int, 32, "bytes", 4, 1024),
+    P("l1.assoc", int, 4, "ways", 1, 256),
+    P("l1.hit_latency_cycles", int, 33, "cycles", 1, 10000),
+    P("l1.mshrs", int, 256, "entries", 1, 65536, doc="outstanding missing sectors per SM"),
+    P("l1.lookups_per_cycle", int, 1, "lines/cycle", 1, 64, doc="tag lookups (t-requests) per cycle"),
+    P("l1.bytes_per_cycle", int, 128, "bytes/cycle", 1, 4096, doc="data bandwidth of L1/shared per SM"),
+    P("l1.write_allocate", int, 0, "bool", 0, 1),
+    P("l1.cache_global_loads", int, 1, "bool", 0, 1, doc="plain ld.global allocates in L1"),
+    P("l1.lsu_queue", int, 16, "warp instructions", 1, 4096, doc="memory instructions waiting for L1 per SM"),
+    P("l1.carveouts_kib", "list[int]", [0, 8, 16, 32, 64, 100, 132, 164, 196, 228], "KiB",
+      doc="shared-memory carveouts the driver may choose (smallest that fits the occupancy)"),
+
+    P("shared.banks", int, 32, "banks", 1, 128),
+    P("shared.bank_bytes", int, 4, "bytes", 1, 64),
+    P("shared.latency_cycles", int, 23, "cycles", 1, 10000),
+    P("shared.atomic_cycles", int, 1, "cycles", 1, 1000, doc="extra cycles per serialised shared atomic"),
+    P("shared.conflict_latency_cycles", int, 2, "cycles", 0, 1000, doc="extra latency per extra wavefront"),
+
+    P("const.latency_cycles", int, 28, "cycles", 1, 10000, doc="ld.const hit (LDC)"),
+    P("const.param_latency_cycles", int, 4, "cycles", 1, 10000, doc="ld.param (a constant-bank operand in SASS)"),
+    P("const.miss_latency_cycles", int, 200, "cycles", 1, 100000),
+
+    P("icnt.latency_cycles", int, 100, "cycles", 0, 100000, doc="SM to L2 slice, one way"),
+    P("icnt.sm_bytes_per_cycle", int, 64, "bytes/cycle", 1, 4096, doc="per SM port, each direction"),
+
+    P("l2.size_kib", int, 61440, "KiB", 64, 1 << 22),
+    P("l2.slices", int, 64, "slices", 1, 1024),
+    P("l2.line_bytes", int, 128, "bytes", 32, 1024),
+    P("l2.sector_bytes", int, 32, "bytes", 4, 1024),
+    P("l2.assoc", int, 16, "ways", 1, 256),
+    P("l2.hit_latency_cycles", int, 100, "cycles", 1, 100000, doc="inside the slice, on top of the interconnect"),
+    P("l2.bytes_per_cycle", int, 64, "bytes/cycle", 1, 4096, doc="per slice"),
+    P("l2.hash", str, "xor", "", choices=tuple(L2_HASH)),
+    P("l2.partitions", int, 1, "partitions", 1, 16, doc="L2 halves; far data is copied into the near one"),
+    P("l2.far_latency_cycles", int, 0, "cycles", 0, 100000, doc="extra round trip to the far partition"),
+    P("l2.atomic_ops_per_cycle", float, 2.0, "ops/cycle", 0.001, 1000, doc="slice atomic unit throughput"),
+    P("l2.atomic_same_address_cycles", float, 1.5, "cycles", 0, 10000,
+      doc="serialisation of atomics on one address (read-modify-write)"),
+    P("l2.atomic_latency_cycles", int, 30, "cycles", 1, 100000),
+
+    P("dram.channels", int, 32, "channels", 1, 1024),
+    P("dram.bandwidth_gbps", float, 4800.0, "GB/s", 1, 100000, doc="peak, all channels"),
+    P("dram.efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, reads"),
+    P("dram.write_efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, writes"),
+    P("dram.latency_ns", float, 400.0, "ns", 1, 100000, doc="from the slice to data back at the slice"),
+    P("dram.policy", str, "open_row", "", choices=tuple(DRAM_POLICY)),
+    P("dram.banks", int, 16, "banks/channel", 1, 1024),
+    P("dram.row_bytes", int, 1024, "bytes", 64, 65536),
+    P("dram.row_miss_ns", float, 30.0, "ns", 0, 10000, doc="extra latency of a row-buffer miss"),
+
+    P("record.interval_cycles", int, 256, "cycles", 1, 1 << 20, doc="counter sampling interval"),
+    P("record.mem_sample_period", int, 64, "requests", 1, 1 << 20, doc="record 1 in N memory requests"),
+]
+BY_KEY = {p.key: p for p in SCHEMA}
+
+
+def _c_name(key: str) -> str:
+    return key.replace(".", "_")
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            out.update(_flatten(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _check(p: P, v: Any, where: str) -> Any:
+    if p.type == "list[int]":
+        if not isinstance(v, list) or not all(isinstance(x, int) and x >= 0 for x in v) or not v or len(v) > 16:
+            raise ConfigError(f"{where}: {p.key} must be a list of 1 to 16 non-negative integers ({p.unit})")
+        return sorted(v)
+    if p.type is str:
+        if not isinstance(v, str):
+            raise ConfigError(f"{where}: {p.key} must be a string")
+        if p.choices and v not in p.choices:
+            raise ConfigError(f"{where}: {p.key} = {v!r} is not one of {', '.join(p.choices)}")
+        return v
+    if p.type is int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            else:
+                raise ConfigError(f"{where}: {p.key} must be an integer ({p.unit}), got {v!r}")
+    elif p.type is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ConfigError(f"{where}: {p.key} must be a number ({p.unit}), got {v!r}")
+        v = float(v)
+    if p.lo is not None and v < p.lo or p.hi is not None and v > p.hi:
+        raise ConfigError(f"{where}: {p.key} = {v} {p.unit} is outside [{p.lo}, {p.hi}]")
+    return v
+
+
+def _parse_override(s: str) -> tuple[str, Any]:
+    if "=" not in s:
+        raise ConfigError(f"override {s!r}: expected key=value, e.g. l2.size_kib=30720")
+    key, raw = s.split("=", 1)
+    key = key.strip()
+    raw = raw.strip()
+    try:
+        val = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        val = raw                                    # a bare word: a string choice like gto
+    return key, val
+
+
+@dataclass
+class Config:
+    name: str
+    values: dict[str, Any]
+    source: str = ""
+    overrides: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str):
+        return self.values[key]
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def with_overrides(self, overrides: list[str]) -> "Config":
+        vals = dict(self.values)
+        for s in overrides:
+            key, val = _parse_override(s)
+            if key not in BY_KEY:
+                raise ConfigError(f"override {s!r}: unknown key {key!r}")
+            vals[key] = _check(BY_KEY[key], val, "override")
+        _check_consistency(vals, "override")
+        return Config(self.name, vals, self.source, self.overrides + list(overrides))
+
+    def to_dict(self) -> dict:
+        """Nested dict, as in the TOML file."""
+        out: dict = {}
+        for p in SCHEMA:
+            parts = p.key.split(".")
+            d = out
+            for k in parts[:-1]:
+                d = d.setdefault(k, {})
+            d[parts[-1]] = self.values[p.key]
+        return out
+
+    def to_toml(self) -> str:
+        lines = [f"# effective configuration: {self.name}" + (f" + {self.overrides}" if self.overrides else "")]
+        section = None
+        for p in SCHEMA:
+            sec, key = p.key.rsplit(".", 1)
+            if sec != section:
+                lines.append(f"\n[{sec}]")
+                section = sec
+            v = self.values[p.key]
+            if isinstance(v, str):
+                s = '"' + v.replace('"', '\\"') + '"'
+            elif isinstance(v, list):
+                s = "[" + ", ".join(str(x) for x in v) + "]"
+            else:
+                s = repr(v)
+            lines.append(f"{key} = {s}" + (f"   # {p.unit}" if p.unit else ""))
+        return "\n".join(lines) + "\n"
+
+    def to_c(self, ffi):
+        """A gs_tconfig filled from the values (enum choices become their index)."""
+        c = ffi.new("gs_tconfig *")
+        for p in SCHEMA:
+            v = self.values[p.key]
+            name = _c_name(p.key)
+            if p.key == "gpu.name":
+                continue
+            if p.key.startswith("pipes."):
+                _, unit, what = p.key.split(".")
+                getattr(c, f"pipes_{what}")[UNITS.index(unit)] = v
+                continue
+            if p.type == "list[int]":
+                arr = getattr(c, name)
+                for i, x in enumerate(v):
+                    arr[i] = x
+                setattr(c, f"{name}_count", len(v))
+                continue
+            if p.choices:
+                v = p.choices.index(v)
+            setattr(c, name, v)
+        return c
+
+
+def _check_consistency(v: dict, where: str) -> None:
+    def need(cond, msg):
+        if not cond:
+            raise ConfigError(f"{where}: {msg}")
+    need(v["l1.line_bytes"] % v["l1.sector_bytes"] == 0, "l1.line_bytes must be a multiple of l1.sector_bytes")
+    need(v["l2.line_bytes"] % v["l2.sector_bytes"] == 0, "l2.line_bytes must be a multiple of l2.sector_bytes")
+    need(v["l1.line_bytes"] // v["l1.sector_bytes"] <= 8 and v["l2.line_bytes"] // v["l2.sector_bytes"] <= 8,
+         "at most 8 sectors per line")
+    need(v["shared.banks"] & (v["shared.banks"] - 1) == 0, "shared.banks must be a power of two")
+    need(v["sm.shared_max_kib"] <= v["sm.l1_shared_kib"], "sm.shared_max_kib exceeds sm.l1_shared_kib")
+    need(max(v["l1.carveouts_kib"]) <= v["sm.l1_shared_kib"], "a carveout exceeds sm.l1_shared_kib")
+    need(v["sm.max_warps"] % v["sm.subcores"] == 0, "sm.max_warps must be a multiple of sm.subcores")
+    need(v["sm.max_threads"] <= 32 * v["sm.max_warps"], "sm.max_threads exceeds 32 * sm.max_warps")
+    lines = v["l2.size_kib"] * 1024 // v["l2.line_bytes"]
+    need(lines % (v["l2.slices"] * v["l2.assoc"]) == 0, "l2.size_kib must divide into slices * assoc whole sets")
+    need(v["l2.slices"] % v["l2.partitions"] == 0, "l2.slices must be a multiple of l2.partitions")
+    need(v["l1.line_bytes"] & (v["l1.line_bytes"] - 1) == 0 and v["l2.line_bytes"] & (v["l2.line_bytes"] - 1) == 0,
+         "line sizes must be powers of two")
+
+
+def load_config(name_or_path: str | Path = "h200", overrides: list[str] | None = None) -> Config:
+    """A preset by name (configs/NAME.toml) or a TOML path, validated, with overrides applied."""
+    p = Path(name_or_path)
+    if not p.suffix:
+        p = CONFIG_DIR / f"{name_or_path}.toml"
+    if not p.is_file():
+        raise ConfigError(f"no configuration {name_or_path!r} (presets: {', '.join(list_configs())})")
+    try:
+        data = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: {e}") from None
+    flat = _flatten(data)
+    vals = {q.key: q.default for q in SCHEMA}
+    for k, v in flat.items():
+        if k not in BY_KEY:
+            raise ConfigError(f"{p}: unknown key {k!r}")
+        vals[k] = _check(BY_KEY[k], v, str(p))
+    _check_consistency(vals, str(p))
+    cfg = Config(p.stem, vals, str(p))
+    return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def list_configs() -> list[str]:
+    return sorted(q.stem for q in CONFIG_DIR.glob("*.toml"))

@@ -1,0 +1,78 @@
+/* calendar.h — a bandwidth resource that accepts reservations in any time order.
+ *
+ * gs_res (timing.h) serves requests first-come-first-served in the order they are *made*; that is
+ * right when requests are made in time order (an SM's own pipes). Shared memory-system resources
+ * receive requests out of time order: a request made now may arrive at an L2 slice after one made
+ * later (an L2 hit from one SM vs a far-partition miss from another). A calendar keeps per-cycle
+ * capacity instead: a request arriving at t takes the first capacity free at or after t, so an
+ * earlier arrival is never queued behind a later one.
+ *
+ * Contract: gs_cal_take(c, t, cost) returns the first cycle >= t with free capacity and consumes
+ * `cost` (1/256 cycle units) from there on. The calendar covers GS_CAL_SPAN cycles; history older
+ * than half of that is forgotten (requests that far back are served at the oldest remembered cycle).
+ */
+#ifndef GS_CALENDAR_H
+#define GS_CALENDAR_H
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GS_CAL_SPAN 16384u          /* power of two */
+#define GS_CAL_FULL 256u            /* one cycle of service per cycle */
+
+typedef struct gs_cal {
+    uint16_t *used;                 /* per cycle, fixed point */
+    uint64_t base;                  /* oldest cycle remembered */
+    uint64_t first_free;            /* no free capacity in [base, first_free) */
+} gs_cal;
+
+static inline int gs_cal_init(gs_cal *c) {
+    c->used = calloc(GS_CAL_SPAN, sizeof *c->used);
+    c->base = c->first_free = 0;
+    return c->used ? 0 : -1;
+}
+static inline void gs_cal_free(gs_cal *c) { free(c->used); c->used = NULL; }
+static inline void gs_cal_reset(gs_cal *c) {
+    if (c->used) memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
+    c->base = c->first_free = 0;
+}
+
+/* forget cycles before `to` */
+static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
+    if (to <= c->base) return;
+    if (to - c->base >= GS_CAL_SPAN) memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
+    else for (uint64_t k = c->base; k < to; k++) c->used[k & (GS_CAL_SPAN - 1)] = 0;
+    c->base = to;
+    if (c->first_free < to) c->first_free = to;
+}
+
+static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
+    if (t + 64 > c->base + GS_CAL_SPAN / 2) gs_cal_advance(c, t + 64 - GS_CAL_SPAN / 2);
+    if (t < c->base) t = c->base;
+    uint64_t k = t < c->first_free ? c->first_free : t;
+    uint64_t end = c->base + GS_CAL_SPAN;
+    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) k++;
+    if (k >= end) return k;                       /* beyond the horizon: no queueing modelled */
+    uint64_t start = k;
+    while (cost && k < end) {
+        uint16_t *u = &c->used[k & (GS_CAL_SPAN - 1)];
+        uint64_t room = GS_CAL_FULL - *u;
+        uint64_t take = cost < room ? cost : room;
+        *u = (uint16_t)(*u + take);
+        cost -= take;
+        k++;
+    }
+    while (c->first_free < end && c->used[c->first_free & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL &&
+           c->first_free >= c->base)
+        c->first_free++;
+    return start;
+}
+
+/* cycles of service already booked at or after `now` (a queue-depth figure for recording) */
+static inline uint64_t gs_cal_backlog(const gs_cal *c, uint64_t now) {
+    uint64_t k = now < c->base ? c->base : now, end = c->base + GS_CAL_SPAN, n = 0;
+    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) { k++; n++; }
+    return n;
+}
+
+#endif

@@ -1,0 +1,264 @@
+/* exec_wmma.c — wmma.load / wmma.mma / wmma.store (the CUDA nvcuda::wmma API).
+ *
+ * Shapes and types: m16n16k16, m32n8k16, m8n32k16 with f16 or bf16 inputs (f16 takes f16 or f32
+ * accumulators, bf16 f32), or s8/u8 inputs with s32 accumulators; m16n16k8 with tf32 inputs and f32
+ * accumulators. Layouts row/col for A, B, C and D; an optional stride in elements; global, shared or
+ * generic addresses.
+ *
+ * WMMA fragments are opaque in PTX (only their register counts are fixed), so the distribution of
+ * elements over lanes is ours, as long as load, mma and store agree: element-wise code on fragments
+ * works with any layout, code that assumes one does not port between GPUs either. Ours: a fragment
+ * of an R x C matrix holds E = R*C/32 distinct elements per lane, a run of E consecutive elements in
+ * fragment order starting at element l*E for lane l: A (M x K) in row-major order, B (K x N) in
+ * column-major order (a run along k of one column), C/D (M x N) in row-major order. The PTX register
+ * count may hold more element slots than E (f16 A of m16n16k16: 8 registers of 2 halves = 16 slots
+ * for 8 elements); slot s then holds distinct element s % E, so the extra slots repeat the first E.
+ * Slots fill registers low half first.
+ *
+ * Memory: element (i, j) of a stored matrix is at p + (i*stride + j)*size (.row) or
+ * p + (j*stride + i)*size (.col); the default stride is the leading dimension (columns for .row,
+ * rows for .col). The address and stride come from the first executing lane (PTX requires them to be
+ * uniform). All 32 lanes' fragments are loaded, computed and stored (.aligned: every lane must take
+ * part); registers are written for the executing lanes.
+ * Numerics: tensor.h. aux (decode.py): bits 0-7 shape, bit 8 layout of load/store (or A layout of
+ * mma), bit 9 B layout of mma, bits 16-23 C type of mma; mma's x->type is D's type, x->type2 A's
+ * (0 for f16 inputs).
+ */
+#include "addr.h"
+#include "tensor.h"
+
+enum { SHAPE_M16N16K16 = 1, SHAPE_M32N8K16 = 2, SHAPE_M8N32K16 = 3, SHAPE_M16N16K8 = 4 };
+
+typedef struct {
+    int rows, cols;        /* the matrix the fragment holds */
+    int col_order;         /* 1: runs go down columns (B), 0: along rows */
+    int e;                 /* distinct elements per lane */
+    int bits, p;           /* element bits, elements per register */
+} frag;
+
+static int mnk(int shape, int *m, int *n, int *k) {
+    switch (shape) {
+    case SHAPE_M16N16K16: *m = 16; *n = 16; *k = 16; return 1;
+    case SHAPE_M32N8K16: *m = 32; *n = 8; *k = 16; return 1;
+    case SHAPE_M8N32K16: *m = 8; *n = 32; *k = 16; return 1;
+    case SHAPE_M16N16K8: *m = 16; *n = 16; *k = 8; return 1;
+    default: return 0;
+    }
+}
+
+/* the fragment of kind GS_FRAG_A/B/C/D with element type t; 0 if the shape is unknown */
+static int frag_of(int shape, int kind, int t, frag *f) {
+    int m, n, k;
+    if (!mnk(shape, &m, &n, &k)) return 0;
+    f->rows = kind == GS_FRAG_A ? m : kind == GS_FRAG_B ? k : m;
+    f->cols = kind == GS_FRAG_A ? k : n;
+    f->col_order = kind == GS_FRAG_B;
+    f->e = f->rows * f->cols / GS_WARP;
+    f->bits = tc_bits(t);
+    f->p = 32 / f->bits;
+    return 1;
+}
+
+/* matrix coordinates of distinct element e of lane l */
+static inline void frag_coord(const frag *f, int l, int e, int *i, int *j) {
+    int idx = l * f->e + e;
+    if (f->col_order) { *j = idx / f->rows; *i = idx % f->rows; }
+    else { *i = idx / f->cols; *j = idx % f->cols; }
+}
+
+/* does a fragment of nregs registers fit f (a whole number of copies of the E elements)? */
+static int regs_fit(const frag *f, int nregs) {
+    int slots = nregs * f->p;
+    return nregs > 0 && slots >= f->e && slots % f->e == 0;
+}
+
+/* stride and base address of a load/store (MEM operand at top-level index memi) */
+static void mem_args(const gs_warp *w, const gs_xinst *x, uint32_t m, int memi, int strides_at,
+                     const frag *f, int col, uint64_t *addr, uint64_t *stride) {
+    int first = __builtin_ctz(m);
+    *addr = gs_opnd_addr(w, gs_top(x, memi), x->mem_base >= 0 ? (uint32_t)x->mem_base : 0xffffffffu, first);
+    if (strides_at >= 0) *stride = (uint32_t)w->R[x->ops[strides_at] + first];
+    else *stride = (uint64_t)(col ? f->rows : f->cols);
+}
+
+/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
+GS_HANDLER(h_wmma_load) {
+    frag f;
+    frag_of((int)(x->aux & 0xff), x->sub, x->type, &f);
+    int col = (x->aux >> 8) & 1;
+    int nregs = gs_top(x, 0)->kind == GS_OK_VEC ? gs_top(x, 0)->n : 1;
+    uint64_t addr, stride;
+    mem_args(w, x, m, 1, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
+    uint64_t es = (uint64_t)f.bits / 8;
+    uint32_t vals[GS_WARP][16];
+    uint64_t first[GS_WARP];
+    uint8_t *ptr[GS_WARP];
+    for (int e = 0; e < f.e; e++) {
+        for (int l = 0; l < GS_WARP; l++) {
+            int i, j;
+            frag_coord(&f, l, e, &i, &j);
+            w->maddr[l] = addr + (col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j) * es;
+        }
+        if (e == 0) memcpy(first, w->maddr, sizeof first);
+        if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 0, ptr)) return GS_X_FAULT;
+        for (int l = 0; l < GS_WARP; l++) {
+            uint32_t v = 0;
+            memcpy(&v, ptr[l], (size_t)es);
+            vals[l][e] = v;
+        }
+    }
+    GS_LANES(m, l, {
+        for (int r = 0; r < nregs; r++) {
+            uint64_t v = 0;
+            for (int q = 0; q < f.p; q++)
+                v |= (uint64_t)vals[l][(r * f.p + q) % f.e] << (f.bits * q);
+            w->R[x->ops[r] + l] = v;
+        }
+    });
+    memcpy(w->maddr, first, sizeof first);        /* the timing model sees each lane's first element */
+    w->msize = (uint8_t)(f.e * es);
+    return GS_X_NEXT;
+}
+
+/* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], {regs}{, stride} */
+GS_HANDLER(h_wmma_store) {
+    frag f;
+    frag_of((int)(x->aux & 0xff), GS_FRAG_D, x->type, &f);
+    int col = (x->aux >> 8) & 1;
+    int nregs = gs_top(x, 1)->kind == GS_OK_VEC ? gs_top(x, 1)->n : 1;
+    uint64_t addr, stride;
+    mem_args(w, x, m, 0, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
+    uint64_t es = (uint64_t)f.bits / 8;
+    uint64_t first[GS_WARP];
+    uint8_t *ptr[GS_WARP];
+    for (int e = 0; e < f.e; e++) {
+        for (int l = 0; l < GS_WARP; l++) {
+            int i, j;
+            frag_coord(&f, l, e, &i, &j);
+            w->maddr[l] = addr + (col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j) * es;
+        }
+        if (e == 0) memcpy(first, w->maddr, sizeof first);
+        if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 1, ptr)) return GS_X_FAULT;
+        int r = e / f.p, q = e % f.p;
+        for (int l = 0; l < GS_WARP; l++) {
+            uint32_t v = tc_unpack(w->R[x->ops[1 + r] + l], f.bits, q);
+            memcpy(ptr[l], &v, (size_t)es);
+        }
+    }
+    memcpy(w->maddr, first, sizeof first);
+    w->msize = (uint8_t)(f.e * es);
+    return GS_X_NEXT;
+}
+
+/* reads distinct element e of every lane of a fragment held in registers regs[] into out[i][j] */
+static void frag_read(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double out[32][32]) {
+    for (int l = 0; l < GS_WARP; l++)
+        for (int e = 0; e < f->e; e++) {
+            int i, j;
+            frag_coord(f, l, e, &i, &j);
+            out[i][j] = tc_value(t, tc_unpack(w->R[regs[e / f->p] + l], f->bits, e % f->p));
+        }
+}
+
+/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.satfinite} d, a, b, c.
+ * The layouts were applied by the loads, so the product ignores them. */
+GS_HANDLER(h_wmma_mma) {
+    (void)c;
+    int shape = (int)(x->aux & 0xff), M = 0, N = 0, K = 0;
+    mnk(shape, &M, &N, &K);
+    int dt = x->type, at = x->type2 ? x->type2 : GS_T_F16;
+    int ct = (int)((x->aux >> 16) & 0xff);
+    if (!ct) ct = dt;
+    frag fa, fb, fc, fd;
+    frag_of(shape, GS_FRAG_A, at, &fa);
+    frag_of(shape, GS_FRAG_B, at, &fb);
+    frag_of(shape, GS_FRAG_C, ct, &fc);
+    frag_of(shape, GS_FRAG_D, dt, &fd);
+    const uint32_t *D = x->ops, *A = D + gs_top(x, 0)->n, *B = A + gs_top(x, 1)->n, *C = B + gs_top(x, 2)->n;
+    double a[32][32], b[32][32], acc[32][32];
+    frag_read(w, A, &fa, at, a);
+    frag_read(w, B, &fb, at, b);
+    frag_read(w, C, &fc, ct, acc);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            if (dt == GS_T_S32) {
+                int64_t s = (int64_t)acc[i][j];
+                for (int k = 0; k < K; k++) s += (int64_t)a[i][k] * (int64_t)b[k][j];
+                acc[i][j] = (double)s;
+            } else {
+                double s = acc[i][j];
+                for (int k = 0; k < K; k++) s += a[i][k] * b[k][j];
+                acc[i][j] = s;
+            }
+        }
+    int sat = (x->flags & GS_F_SAT) != 0;
+    int nd = gs_top(x, 0)->n;
+    GS_LANES(m, l, {
+        for (int r = 0; r < nd; r++) {
+            uint64_t v = 0;
+            for (int q = 0; q < fd.p; q++) {
+                int i, j;
+                frag_coord(&fd, l, (r * fd.p + q) % fd.e, &i, &j);
+                v |= (uint64_t)tc_acc_bits(dt, acc[i][j], sat) << (fd.bits * q);
+            }
+            w->R[D[r] + l] = v;
+        }
+    });
+    return GS_X_NEXT;
+}
+
+/* ------------------------------------------------------------------ binding */
+
+static int input_type_ok(int shape, int t) {
+    if (shape == SHAPE_M16N16K8) return t == GS_T_TF32;
+    return t == GS_T_F16 || t == GS_T_BF16 || t == GS_T_S8 || t == GS_T_U8;
+}
+
+static int acc_type_ok(int in, int t) {
+    if (in == GS_T_F16) return t == GS_T_F16 || t == GS_T_F32;
+    if (in == GS_T_S8 || in == GS_T_U8) return t == GS_T_S32;
+    return t == GS_T_F32;                     /* bf16, tf32 */
+}
+
+static int vec_len(const gs_ir_opnd *o) { return o->kind == GS_OK_VEC ? o->n : 0; }
+
+gs_handler gs_bind_wmma(const gs_xinst *x) {
+    int shape = (int)(x->aux & 0xff), M, N, K;
+    frag f;
+    switch (x->op) {
+    case GS_OP_WMMA_LOAD: {
+        if (!mnk(shape, &M, &N, &K) || x->ir->nopnd < 2 || x->ir->nopnd > 3) return NULL;
+        if (x->sub == GS_FRAG_A || x->sub == GS_FRAG_B) {
+            if (!input_type_ok(shape, x->type)) return NULL;
+        } else if (x->sub == GS_FRAG_C) {
+            if (!(x->type == GS_T_F16 || x->type == GS_T_F32 || x->type == GS_T_S32)) return NULL;
+        } else {
+            return NULL;
+        }
+        frag_of(shape, x->sub, x->type, &f);
+        if (gs_top(x, 1)->kind != GS_OK_MEM || !regs_fit(&f, vec_len(gs_top(x, 0)))) return NULL;
+        return h_wmma_load;
+    }
+    case GS_OP_WMMA_STORE:
+        if (!mnk(shape, &M, &N, &K) || x->sub != GS_FRAG_D || x->ir->nopnd < 2 || x->ir->nopnd > 3) return NULL;
+        if (!(x->type == GS_T_F16 || x->type == GS_T_F32 || x->type == GS_T_S32)) return NULL;
+        frag_of(shape, GS_FRAG_D, x->type, &f);
+        if (gs_top(x, 0)->kind != GS_OK_MEM || vec_len(gs_top(x, 1)) * f.p != f.e) return NULL;
+        return h_wmma_store;
+    case GS_OP_WMMA_MMA: {
+        if (!mnk(shape, &M, &N, &K) || x->ir->nopnd != 4) return NULL;
+        int at = x->type2 ? x->type2 : GS_T_F16, ct = (int)((x->aux >> 16) & 0xff);
+        if (!ct) ct = x->type;
+        if (!input_type_ok(shape, at) || !acc_type_ok(at, x->type) || !acc_type_ok(at, ct)) return NULL;
+        int kinds[4] = {GS_FRAG_D, GS_FRAG_A, GS_FRAG_B, GS_FRAG_C}, types[4] = {x->type, at, at, ct};
+        for (int i = 0; i < 4; i++) {
+            frag_of(shape, kinds[i], types[i], &f);
+            int n = vec_len(gs_top(x, i));
+            if (i == 0 || i == 3 ? n * f.p != f.e : !regs_fit(&f, n)) return NULL;
+        }
+        return h_wmma_mma;
+    }
+    default:
+        return NULL;
+    }
+}

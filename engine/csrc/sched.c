@@ -1,0 +1,86 @@
+/* sched.c — warp schedulers: greedy-then-oldest (gto), loose round robin (lrr), two-level.
+ *
+ * Eligibility is shared by all policies (see tsm.c); they differ only in the order of preference:
+ *   gto: keep issuing from the last warp while it is eligible, else the oldest eligible warp;
+ *   lrr: the first eligible warp after the last one issued, in slot order;
+ *   two_level: only the `sm.two_level_active` oldest warps that are not waiting on a long-latency
+ *     (memory) result compete, in round-robin order; the others wait in the pending set.
+ */
+#include "sched.h"
+
+static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now, uint64_t *next) {
+    if (!tw->w || tw->done || tw->blocked || tw->next_pc < 0) return 0;
+    if (tw->ready_at > now) {
+        if (tw->ready_at < *next) *next = tw->ready_at;
+        return 0;
+    }
+    uint64_t uf = sc->unit_free[tw->next_unit];
+    if (uf > now) {
+        if (uf < *next) *next = uf;
+        if (uf > tw->throttle_until) {
+            tw->throttle_until = uf;
+            tw->throttle_state = tw->next_unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
+        }
+        return 0;
+    }
+    (void)ts;
+    return 1;
+}
+
+static int pick_gto(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
+    if (sc->last >= 0 && eligible(ts, sc, &sm->tw[sc->last], now, next)) return sc->last;
+    /* sc->warps is kept in launch order (tsm.c), so the first eligible warp is the oldest */
+    for (uint32_t i = 0; i < sc->nwarps; i++) {
+        int s = sc->warps[i];
+        if (eligible(ts, sc, &sm->tw[s], now, next)) return s;
+    }
+    return -1;
+}
+
+static int pick_lrr(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
+    /* slot order, starting after the last issued slot */
+    int best = -1, first = -1;
+    for (uint32_t i = 0; i < sc->nwarps; i++) {
+        int s = sc->warps[i];
+        if (!eligible(ts, sc, &sm->tw[s], now, next)) continue;
+        if (s > sc->last && (best < 0 || s < best)) best = s;
+        if (first < 0 || s < first) first = s;
+    }
+    return best >= 0 ? best : first;
+}
+
+static int pick_two_level(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
+    /* the active set: the oldest `two_level_active` warps not waiting on memory */
+    uint32_t k = ts->cfg.sm_two_level_active, n = 0;
+    int active[256];
+    uint64_t ages[256];
+    for (uint32_t i = 0; i < sc->nwarps; i++) {
+        int s = sc->warps[i];
+        gs_tw *tw = &sm->tw[s];
+        if (!tw->w || tw->done) continue;
+        if (tw->ready_at > now && tw->wait_state == GS_WS_LONG_SCOREBOARD) {
+            if (tw->ready_at < *next) *next = tw->ready_at;
+            continue;
+        }
+        /* insertion by age, keep k */
+        uint32_t j = n < k ? n++ : k;
+        while (j > 0 && ages[j - 1] > tw->age) { if (j < k) { active[j] = active[j - 1]; ages[j] = ages[j - 1]; } j--; }
+        if (j < k) { active[j] = s; ages[j] = tw->age; }
+    }
+    int best = -1, first = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        int s = active[i];
+        if (!eligible(ts, sc, &sm->tw[s], now, next)) continue;
+        if (s > sc->last && (best < 0 || s < best)) best = s;
+        if (first < 0 || s < first) first = s;
+    }
+    return best >= 0 ? best : first;
+}
+
+typedef int (*pick_fn)(gs_tsim *, gs_tsm *, gs_subcore *, uint64_t, uint64_t *);
+static const pick_fn POLICIES[] = {pick_gto, pick_lrr, pick_two_level};
+
+int gs_sched_pick(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *min_next) {
+    *min_next = GS_NEVER;
+    return POLICIES[ts->cfg.sm_scheduler < 3 ? ts->cfg.sm_scheduler : 0](ts, sm, sc, now, min_next);
+}

@@ -1,0 +1,372 @@
+/* tmem.c — timing of memory instructions: the LSU pipeline, coalescer, shared-memory banks, L1, the
+ * interconnect, L2 slices (with the atomic units) and DRAM channels.
+ *
+ * The functional core has already performed the access and left the per-lane addresses in the warp
+ * (w->maddr, mmask, msize, mspace, mwrite, matomic). Here we only compute when it completes:
+ *   global/local: lanes -> 32-byte sectors of 128-byte lines (coalescing); one tag lookup per line on
+ *     the SM's LSU; per sector an L1 hit (ready when the sector's data is there: a hit on a sector in
+ *     flight waits for it, an MSHR merge) or a miss that takes an MSHR entry and travels SM port ->
+ *     interconnect -> L2 slice (address hash) -> [DRAM channel] -> back; loads complete when their last
+ *     sector is back, stores when the L2 has accepted their data (the warp's drain time);
+ *   shared: wavefronts = the largest number of distinct 4-byte words any bank must deliver;
+ *   atomics: global ones execute in the slice's atomic unit (one lane operation at a time), shared ones
+ *     serialise per address in the shared-memory pipe.
+ */
+#include <stdlib.h>
+#include "timing.h"
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static inline uint32_t mix(uint64_t x) {
+    x ^= x >> 17; x *= 0xed5ad4bbu; x ^= x >> 11; x *= 0xac4c1b51u; x ^= x >> 15;
+    return (uint32_t)x;
+}
+
+static inline uint32_t slice_of(gs_tsim *ts, uint64_t line) {
+    if (ts->cfg.l2_hash == 0) return (uint32_t)(line % ts->cfg.l2_slices);
+    return mix(line) % ts->cfg.l2_slices;
+}
+
+static inline uint32_t channel_of(gs_tsim *ts, uint64_t addr) {
+    return mix((addr >> 8) * 0x9E3779B97F4A7C15ull >> 7) % ts->cfg.dram_channels;
+}
+
+/* DRAM read or write of one sector arriving at the channel at t; returns when the data is back at
+ * the slice (reads) or written (writes). */
+static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
+    gs_dram *d = &ts->dram[channel_of(ts, addr)];
+    uint64_t start = gs_cal_take(&d->bus, t, write ? ts->dram_sector_cost_w : ts->dram_sector_cost);
+    uint64_t lat = ts->dram_latency;
+    if (ts->cfg.dram_policy == 1) {                 /* open-row: a row-buffer miss costs extra */
+        uint64_t row = addr / ts->cfg.dram_row_bytes;
+        uint32_t bank = (uint32_t)(mix(row) % ts->cfg.dram_banks);
+        if (d->open_row[bank] != row + 1) {
+            d->open_row[bank] = row + 1;
+            lat += ts->dram_row_miss;
+            ts->st.dram_row_misses++;
+        } else {
+            ts->st.dram_row_hits++;
+        }
+    }
+    if (write) { ts->st.dram_write_bytes += ts->cfg.l2_sector_bytes; d->iv_wr += ts->cfg.l2_sector_bytes; }
+    else { ts->st.dram_read_bytes += ts->cfg.l2_sector_bytes; d->iv_rd += ts->cfg.l2_sector_bytes; }
+    return start + lat;
+}
+
+/* One sector in one slice at cycle t. kind: 0 read, 1 write, 2 atomic (nops lane operations, at most
+ * `same` on one address). `home`: the slice owns the address (a miss goes to DRAM); otherwise it is a
+ * near-partition copy and a miss returns 0 so that the caller forwards the access to the home slice.
+ * Returns the cycle the slice has the answer (data for reads/atomics, acceptance for writes). */
+static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in) {
+    const gs_tconfig *cf = &ts->cfg;
+    uint64_t line = addr / cf->l2_line_bytes;
+    gs_l2slice *sl = &ts->l2[s];
+    uint64_t tin = gs_cal_take(&sl->port, t, ts->l2_sector_cost);
+    if (t_in) *t_in = tin;
+    uint64_t set = (line / cf->l2_slices) % sl->c.sets;
+    uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
+    uint8_t bit = (uint8_t)(1u << sec);
+    int64_t idx = gs_cache_find(&sl->c, line, set);
+    ts->st.l2_sectors++;
+    sl->iv_acc++;
+    if (kind == 1) ts->st.l2_write_sectors++;
+    else if (kind == 0) ts->st.l2_read_sectors++;
+    int hit = idx >= 0 && (sl->c.valid[idx] & bit);
+    uint64_t ready;
+    if (hit || kind == 1) {
+        /* a write "hits": write-allocate without fetch (byte masks), as ncu counts it */
+        ts->st.l2_hits++;
+        sl->iv_hits++;
+    } else {
+        ts->st.l2_misses++;
+        sl->iv_miss++;
+    }
+    if (idx < 0) {
+        if (!home && kind != 1) return 0;           /* near copy absent: go to the home slice */
+        uint64_t evl;
+        uint8_t evd;
+        idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        for (uint32_t k = 0; k < sl->c.nsect; k++)  /* write back dirty sectors of the victim */
+            if (evd & (1u << k)) dram_access(ts, evl * cf->l2_line_bytes + k * cf->l2_sector_bytes, tin, 1);
+    }
+    uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
+    if (kind == 1) {
+        sl->c.valid[idx] |= bit;
+        if (home) sl->c.dirty[idx] |= bit;
+        if (*sr < tin) *sr = tin;
+        return tin + cf->l2_hit_latency_cycles;
+    }
+    if (hit) {
+        ready = tin + cf->l2_hit_latency_cycles;
+        if (*sr > ready) ready = *sr;
+    } else {
+        if (!home) return 0;
+        ready = dram_access(ts, addr, tin + cf->l2_hit_latency_cycles, 0);
+        if (t_dram) *t_dram = ready;
+        sl->c.valid[idx] |= bit;
+        *sr = ready;
+    }
+    if (kind == 2) {                                /* the slice's atomic unit */
+        sl->c.dirty[idx] |= bit;
+        ts->st.l2_atomic_ops += nops;
+        uint64_t start = gs_cal_take(&sl->atomic, ready, ts->l2_atomic_cost * nops);
+        uint64_t serial = (uint64_t)(same * cf->l2_atomic_same_address_cycles + 0.5);
+        ready = start + serial + cf->l2_atomic_latency_cycles;
+        *sr = start + serial;                       /* the next atomic on this sector waits */
+    }
+    return ready;
+}
+
+/* One sector at the L2 from an SM of partition `part`, arriving at t (see slice_access). With several
+ * partitions, an address owned by a far partition is looked up in a copy in the near one first. */
+static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                          uint32_t same, uint64_t *t_dram) {
+    const gs_tconfig *cf = &ts->cfg;
+    uint64_t line = addr / cf->l2_line_bytes;
+    uint32_t home = slice_of(ts, line);
+    uint32_t sps = cf->l2_slices / cf->l2_partitions;
+    if (cf->l2_partitions == 1 || home / sps == part)
+        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL);
+    uint32_t near = part * sps + home % sps;
+    uint64_t half = cf->l2_far_latency_cycles / 2, tin = 0;
+    if (kind == 0) {
+        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin);
+        if (r) return r;
+        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL) + half;
+        /* keep a copy in the near partition */
+        gs_l2slice *sl = &ts->l2[near];
+        uint64_t set = (line / cf->l2_slices) % sl->c.sets, evl;
+        uint8_t evd;
+        int64_t idx = gs_cache_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
+        sl->c.valid[idx] |= (uint8_t)(1u << sec);
+        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;
+        return r;
+    }
+    /* writes update the near copy and go on to the home slice; atomics execute at home */
+    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin);
+    else tin = t;
+    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL);
+    return kind == 1 ? r : r + half;
+}
+
+/* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free).
+ * Words are bucketed by bank, so the common conflict-free access costs one pass over the lanes. */
+static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t *serial) {
+    uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
+    uint32_t words = w->msize > bb ? w->msize / bb : 1;
+    if (words == 1 && banks == 32 && !atomic) {     /* common case: one word per lane, no conflict */
+        uint32_t touched = 0;
+        uint64_t first[32];
+        int conflict = 0;
+        for (uint32_t m = w->mmask; m; m &= m - 1) {
+            uint64_t word = w->maddr[__builtin_ctz(m)] / bb;
+            uint32_t b = (uint32_t)(word & 31);
+            if (!(touched & (1u << b))) { touched |= 1u << b; first[b] = word; }
+            else if (first[b] != word) { conflict = 1; break; }
+        }
+        if (!conflict) { *serial = 1; return 1; }
+    }
+    if (words > 8) words = 8;
+    uint64_t bucket[128][8];
+    uint8_t count[128];
+    memset(count, 0, banks);
+    uint32_t worst = 1;
+    for (uint32_t m = w->mmask; m; m &= m - 1) {
+        uint64_t a = w->maddr[__builtin_ctz(m)] / bb;
+        for (uint32_t k = 0; k < words; k++) {
+            uint64_t word = a + k;
+            uint32_t b = (uint32_t)(word & (banks - 1));
+            uint32_t c = count[b], i = 0;
+            while (i < c && i < 8 && bucket[b][i] != word) i++;
+            if (i < c) continue;                       /* same word: broadcast */
+            if (c < 8) bucket[b][c] = word;
+            count[b] = (uint8_t)(c + 1);
+            if (c + 1 > worst) worst = c + 1;
+        }
+    }
+    uint32_t same_max = 1;
+    if (atomic) {                                      /* same-address lanes serialise */
+        for (uint32_t m = w->mmask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uint32_t n = 0;
+            for (uint32_t m2 = w->mmask; m2; m2 &= m2 - 1)
+                if (w->maddr[__builtin_ctz(m2)] == w->maddr[l]) n++;
+            if (n > same_max) same_max = n;
+        }
+    }
+    *serial = same_max;
+    uint32_t minwf = (uint32_t)((__builtin_popcount(w->mmask) * w->msize + 127) / 128);
+    return worst > minwf ? worst : (minwf ? minwf : 1);
+}
+
+static void sample(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t addr, uint64_t t0,
+                   uint64_t t_l1, uint64_t t_icnt, uint64_t t_l2, uint64_t t_dram, uint64_t t_ret, int write,
+                   int level) {
+    if (ts->rec.level < 2 || (ts->msample_count++ % ts->cfg.record_mem_sample_period)) return;
+    gs_rec_msample *r = gs_rec_push(ts, GS_REC_MEM_SAMPLES);
+    if (!r) return;
+    r->t_issue = t0; r->t_l1 = t_l1; r->t_icnt = t_icnt; r->t_l2 = t_l2; r->t_dram = t_dram; r->t_return = t_ret;
+    r->addr = addr; r->pc = (uint32_t)(x - ts->prog->x); r->sm = (uint16_t)sm->id; r->slot = tw->slot;
+    r->size = (uint16_t)ts->cfg.l1_sector_bytes; r->write = (uint8_t)write; r->hit_level = (uint8_t)level;
+}
+
+/* global and local memory through L1 */
+static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, int write,
+                              int atomic, int cache_l1) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_warp *w = tw->w;
+    uint32_t lb = cf->l1_line_bytes, sb = cf->l1_sector_bytes;
+    /* coalesce: distinct lines with their sector masks */
+    uint64_t lines[4 * GS_WARP];
+    uint8_t masks[4 * GS_WARP];
+    uint8_t lane_ops[4 * GS_WARP][8];
+    uint8_t same_ops[4 * GS_WARP][8];
+    uint32_t nl = 0;
+    uint32_t size = w->msize ? w->msize : 4;
+    for (uint32_t m = w->mmask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uint64_t a = w->maddr[l], end = a + size;
+        for (uint64_t s = a / sb * sb; s < end; s += sb) {
+            uint64_t line = s / lb;
+            uint32_t sec = (uint32_t)((s % lb) / sb);
+            uint32_t i = 0;
+            while (i < nl && lines[i] != line) i++;
+            if (i == nl) {
+                if (nl == 4 * GS_WARP) break;
+                lines[nl] = line; masks[nl] = 0; memset(lane_ops[nl], 0, 8); memset(same_ops[nl], 0, 8); nl++;
+            }
+            masks[i] |= (uint8_t)(1u << sec);
+            if (lane_ops[i][sec] < 255) lane_ops[i][sec]++;
+            if (atomic) {                               /* lanes on this very address serialise */
+                uint32_t same = 0;
+                for (uint32_t m2 = w->mmask; m2; m2 &= m2 - 1)
+                    same += w->maddr[__builtin_ctz(m2)] == a;
+                if (same > same_ops[i][sec]) same_ops[i][sec] = (uint8_t)(same > 255 ? 255 : same);
+            }
+        }
+    }
+    ts->st.l1_requests += nl;
+    uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, ((uint64_t)nl << GS_FIX) / cf->l1_lookups_per_cycle);
+    uint64_t done = t_tag + cf->l1_hit_latency_cycles;
+    uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    for (uint32_t i = 0; i < nl; i++) {
+        uint64_t line = lines[i];
+        int64_t idx = -1;
+        uint64_t set = 0;
+        if (cache_l1 && sm->l1.sets) {
+            set = gs_cache_set(&sm->l1, line);
+            idx = gs_cache_find(&sm->l1, line, set);
+            if (idx < 0 && !write && !atomic) {
+                uint64_t evl;
+                uint8_t evd;
+                idx = gs_cache_alloc(&sm->l1, line, set, &evl, &evd);
+            }
+        }
+        for (uint32_t sec = 0; sec < 8; sec++) {
+            if (!(masks[i] & (1u << sec))) continue;
+            uint64_t addr = line * lb + (uint64_t)sec * sb;
+            ts->st.l1_sectors++;
+            sm->iv_l1_acc++;
+            if (write) ts->st.l1_store_sectors++;
+            int in_l1 = idx >= 0 && (sm->l1.valid[idx] & (1u << sec));
+            if (!write && !atomic && in_l1) {
+                uint64_t r = sm->l1.ready[(size_t)idx * sm->l1.nsect + sec];
+                if (r > t_tag) ts->st.l1_mshr_merges++;
+                ts->st.l1_hits++;
+                sm->iv_l1_hits++;
+                uint64_t t = max64(t_tag + hit_lat, r);
+                if (t > done) done = t;
+                sample(ts, sm, tw, x, addr, now, t_tag, 0, 0, 0, t, 0, 1);
+                continue;
+            }
+            if (!write && !atomic) { ts->st.l1_misses++; sm->iv_l1_miss++; }
+            /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
+            uint64_t depart = t_tag + hit_lat / 2;
+            if (!write) {
+                uint64_t *e = &sm->mshr[sm->mshr_next++ % cf->l1_mshrs];
+                if (*e > depart) depart = *e;
+            }
+            uint64_t t_out = gs_cal_take(&sm->icnt_out, depart, write ? ts->icnt_sector_cost : ts->icnt_sector_cost / 4);
+            uint64_t t_l2in = t_out + cf->icnt_latency_cycles;
+            uint64_t t_dram = 0;
+            uint64_t t_l2 = l2_access(ts, sm->part, addr, t_l2in, atomic ? 2 : write, atomic ? lane_ops[i][sec] : 1,
+                                      atomic ? same_ops[i][sec] : 1, &t_dram);
+            uint64_t t_back = t_l2 + cf->icnt_latency_cycles;
+            uint64_t t_in = write ? t_back : gs_cal_take(&sm->icnt_in, t_back, ts->icnt_sector_cost);
+            if (!write) {
+                sm->mshr[(sm->mshr_next - 1) % cf->l1_mshrs] = t_in;
+                if (idx >= 0 && !atomic) {
+                    sm->l1.valid[idx] |= (uint8_t)(1u << sec);
+                    sm->l1.ready[(size_t)idx * sm->l1.nsect + sec] = t_in;
+                }
+            } else if (in_l1) {
+                sm->l1.ready[(size_t)idx * sm->l1.nsect + sec] = max64(sm->l1.ready[(size_t)idx * sm->l1.nsect + sec], t_tag);
+            }
+            uint64_t t_done = write ? t_l2 : t_in + 2;
+            if (t_done > done) done = t_done;
+            sample(ts, sm, tw, x, addr, now, t_tag, t_out, t_l2in, t_dram, t_done, write, t_dram ? 3 : 2);
+        }
+    }
+    return done;
+}
+
+uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_warp *w = tw->w;
+    int op = x->op;
+    *kind = GS_WS_LONG_SCOREBOARD;
+    if (op == GS_OP_CP_ASYNC_COMMIT || op == GS_OP_CP_ASYNC_WAIT || op == GS_OP_PREFETCH || op == GS_OP_MBARRIER) {
+        *kind = GS_WS_SHORT_SCOREBOARD;
+        return now + cf->const_latency_cycles;
+    }
+    if (w->mmask == 0) return now + 1;
+    int space = w->mspace;
+    if (space == GS_SPACE_PARAM || space == GS_SPACE_CONST) {
+        /* constant bank: broadcast, divergent addresses serialise */
+        uint32_t distinct = 0;
+        uint64_t seen[GS_WARP];
+        for (uint32_t m = w->mmask; m; m &= m - 1) {
+            uint64_t a = w->maddr[__builtin_ctz(m)];
+            uint32_t i = 0;
+            while (i < distinct && seen[i] != a) i++;
+            if (i == distinct) seen[distinct++] = a;
+        }
+        *kind = GS_WS_SHORT_SCOREBOARD;
+        uint64_t lat = space == GS_SPACE_PARAM ? cf->const_param_latency_cycles : cf->const_latency_cycles;
+        return now + lat + (distinct - 1);
+    }
+    if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) {
+        uint32_t serial = 1;
+        uint32_t wf = shared_wavefronts(ts, w, w->matomic, &serial);
+        ts->st.shared_insts++;
+        ts->st.shared_wavefronts += wf;
+        uint32_t minwf = (uint32_t)((__builtin_popcount(w->mmask) * w->msize + 127) / 128);
+        if (wf > (minwf ? minwf : 1)) { ts->st.bank_conflicts += wf - (minwf ? minwf : 1); sm->iv_conflicts += wf - (minwf ? minwf : 1); }
+        sm->iv_shared++;
+        uint32_t busy = wf + (w->matomic ? (serial - 1) * cf->shared_atomic_cycles : 0);
+        uint64_t t = gs_res_take(&sm->l1_data, now + 1, (uint64_t)busy << GS_FIX);
+        *kind = GS_WS_SHORT_SCOREBOARD;
+        return t + cf->shared_latency_cycles + (uint64_t)(busy - 1) * cf->shared_conflict_latency_cycles;
+    }
+    int write = w->mwrite && !w->matomic;
+    int atomic = w->matomic;
+    int cache = 1;
+    if (space == GS_SPACE_GLOBAL || space == GS_SPACE_GENERIC)
+        cache = cf->l1_cache_global_loads && !(x->flags & GS_F_BULK);
+    if (x->op == GS_OP_CP_ASYNC) cache = !(x->flags & GS_F_BULK);
+    uint64_t t = global_access(ts, sm, tw, x, now, write, atomic, cache);
+    return t;
+}
+
+void gs_tmem_flush(gs_tsim *ts) {
+    for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++) {
+        gs_cache_clear(&ts->sms[s].l1);
+        gs_cache_clear(&ts->sms[s].icache);
+    }
+    for (uint32_t i = 0; i < ts->cfg.l2_slices; i++) gs_cache_clear(&ts->l2[i].c);
+    for (uint32_t i = 0; i < ts->cfg.dram_channels; i++)
+        memset(ts->dram[i].open_row, 0, ts->cfg.dram_banks * sizeof(uint64_t));
+}

@@ -1,0 +1,332 @@
+/* tsm.c — one streaming multiprocessor in the timing model: CTA placement on warp slots, sub-core
+ * warp schedulers, the timestamp scoreboard, issue into the pipes, and warp-state accounting.
+ *
+ * Issue at cycle `now` of warp slot s on sub-core k (slot % subcores):
+ *   eligible  = not blocked at a barrier, not finished, ready_at <= now (every register and predicate
+ *               its next instruction reads or writes is ready), and the instruction's pipe on this
+ *               sub-core is free (unit_free <= now);
+ *   pick      = the scheduler policy (sched.c) among eligible warps;
+ *   execute   = gs_warp_step (exact results, addresses for the memory model);
+ *   latency   = the pipe's latency, or the completion the memory model computes; written registers get
+ *               that ready cycle and a wait-state kind (wait / short_scoreboard / long_scoreboard).
+ * Warp states are accounted lazily in run-length segments: [last issue+1, ready_at) in the wait state,
+ * [ready_at, throttle_until) throttled, then not_selected until the next issue (1 cycle selected).
+ */
+#include <stdlib.h>
+#include "timing.h"
+#include "sched.h"
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static void add_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, int state, uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    uint64_t d = to - from;
+    ts->st.state_cycles[state] += d;
+    sm->iv_hist[state] += (uint32_t)d;
+    if (tw->next_pc >= 0) ts->pc_stalls[(size_t)tw->next_pc * GS_WS__COUNT + state] += d;
+    if (sm->record_states) gs_rec_state(ts, sm, tw, from, state, tw->next_pc);
+}
+
+/* Account the warp's states from acc_t up to `until` (exclusive), given what we know at this point. */
+void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
+    uint64_t a = tw->acc_t;
+    if (until <= a) return;
+    if (tw->done) {
+        add_state(ts, sm, tw, GS_WS_DRAIN, a, min64(until, tw->drain_at));
+        tw->acc_t = until;
+        return;
+    }
+    if (tw->blocked) {
+        add_state(ts, sm, tw, tw->wait_state, a, until);
+        tw->acc_t = until;
+        return;
+    }
+    uint64_t r = tw->ready_at;
+    if (a < r) {
+        add_state(ts, sm, tw, tw->wait_state, a, min64(r, until));
+        a = min64(r, until);
+    }
+    if (a < until && tw->throttle_until > a) {
+        uint64_t e = min64(tw->throttle_until, until);
+        add_state(ts, sm, tw, tw->throttle_state, a, e);
+        a = e;
+    }
+    if (a < until) add_state(ts, sm, tw, GS_WS_NOT_SELECTED, a, until);
+    tw->acc_t = until;
+}
+
+/* scoreboard: when can this warp's next instruction issue, and what is it waiting for */
+static void next_ready(gs_tsim *ts, gs_tw *tw, uint64_t earliest, int default_state) {
+    gs_warp *w = tw->w;
+    int pc = gs_warp_next_pc(w);
+    tw->next_pc = pc;
+    if (pc < 0) return;
+    const gs_xinst *x = &ts->prog->x[pc];
+    tw->next_unit = x->unit;
+    uint64_t r = earliest;
+    int state = default_state;
+    for (uint32_t i = 0; i < x->nrd; i++) {
+        uint64_t t = tw->reg_ready[x->rd[i]];
+        if (t > r) { r = t; state = tw->reg_kind[x->rd[i]]; }
+    }
+    for (uint32_t i = 0; i < x->nwr; i++) {
+        uint64_t t = tw->reg_ready[x->wr[i]];
+        if (t > r) { r = t; state = tw->reg_kind[x->wr[i]]; }
+    }
+    for (int i = 0; i < 4 && x->prd[i] >= 0; i++) {
+        uint64_t t = tw->pred_ready[x->prd[i]];
+        if (t > r) { r = t; state = GS_WS_WAIT; }
+    }
+    for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) {
+        uint64_t t = tw->pred_ready[x->pwr[i]];
+        if (t > r) { r = t; state = GS_WS_WAIT; }
+    }
+    tw->ready_at = r;
+    tw->wait_state = (uint8_t)state;
+    tw->throttle_until = 0;
+}
+
+static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
+
+/* Work of a tensor-core instruction in units of one mma.sync m16n8k16 with 16-bit inputs (the
+ * microbenchmarked instruction): 2*m*n*k flops / 4096, doubled for tf32 inputs (half rate), halved for
+ * 8-bit ones. wgmma runs per warp on its 16 rows and at ~1.4x mma.sync's rate (datasheet dense rate
+ * over the measured mma.sync rate). Shape codes are engine/ptx/decode.py's SHAPES / WGMMA_K. */
+static double tensor_units(const gs_xinst *x) {
+    static const uint16_t MNK[][3] = {{0, 0, 0}, {16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8}, {8, 8, 4},
+                                      {16, 8, 8}, {16, 8, 16}, {16, 8, 4}, {8, 8, 16}, {16, 8, 32}, {8, 8, 32},
+                                      {8, 8, 128}, {16, 8, 64}, {16, 8, 128}, {16, 8, 256}};
+    uint32_t code = x->aux & 0xff;
+    double flops;
+    if (x->op == GS_OP_WGMMA_MMA) {
+        static const uint16_t K[] = {16, 8, 32, 32};
+        uint32_t n = ((x->aux >> 24) & 0xff) * 8;
+        uint32_t k = code >= 24 && code <= 27 ? K[code - 24] : 16;
+        flops = 2.0 * 16 * n * k / 1.4;
+    } else if (code < sizeof MNK / sizeof *MNK && MNK[code][0]) {
+        flops = 2.0 * MNK[code][0] * MNK[code][1] * MNK[code][2];
+    } else {
+        flops = 4096.0;
+    }
+    int t = x->type2 ? x->type2 : x->type;
+    double scale = t == GS_T_TF32 ? 2.0 : (t == GS_T_S8 || t == GS_T_U8 || t == GS_T_E4M3 || t == GS_T_E5M2) ? 0.5 : 1.0;
+    double u = flops / 4096.0 * scale;
+    return u < 0.25 ? 0.25 : u;
+}
+
+static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
+    for (uint32_t i = 0; i < tc->nslots; i++) {
+        gs_tw *o = &sm->tw[tc->slots[i]];
+        if (!o->w || !o->blocked || o->w->state == GS_W_BAR) continue;
+        gs_tsm_account(ts, sm, o, now + 1);        /* barrier state until the release */
+        o->blocked = 0;
+        o->acc_t = now + 1;
+        next_ready(ts, o, now + ts->cfg.sm_barrier_latency_cycles + ts->cfg.sm_barrier_per_warp_cycles * ts->warps_per_cta,
+                   GS_WS_BARRIER);
+        gs_subcore *sc = &sm->sc[o->slot % ts->cfg.sm_subcores];
+        if (sc->next_check > o->ready_at) sc->next_check = o->ready_at;
+        if (o->next_pc < 0) retire_warp(ts, sm, o, now);
+    }
+}
+
+static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_warp *w = tw->w;
+    int pc = tw->next_pc;
+    const gs_xinst *x = &ts->prog->x[pc];
+    gs_tsm_account(ts, sm, tw, now);
+    add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
+    tw->acc_t = now + 1;
+    ts->pc_issued[pc]++;
+    ts->ctx.clock = now;
+    ts->ctx.smid = (uint32_t)sm->id;
+    uint64_t ti0 = ts->fstats.thread_insts;
+    int r = gs_warp_step(&ts->ctx, w);
+    if (r == GS_X_FAULT) { ts->status = GS_FAULTED; return; }
+    uint32_t active = (uint32_t)(ts->fstats.thread_insts - ti0);
+    ts->st.warp_insts++;
+    ts->st.unit_insts[x->unit]++;
+    sm->iv_issued++;
+    sm->iv_thread_insts += active;
+    ts->last_issue_cycle = now;
+    int unit = x->unit;
+    uint64_t interval = cf->pipes_interval_cycles[unit], tensor_extra = 0;
+    if (unit == GS_U_TENSOR && (x->op == GS_OP_MMA || x->op == GS_OP_WMMA_MMA || x->op == GS_OP_WGMMA_MMA)) {
+        double u = tensor_units(x);
+        interval = (uint64_t)(u * cf->pipes_interval_cycles[unit] + 0.5);
+        if (interval < 1) interval = 1;
+        tensor_extra = interval > cf->pipes_interval_cycles[unit] ? interval - cf->pipes_interval_cycles[unit] : 0;
+    }
+    sc->unit_free[unit] = now + interval;
+    /* result latency */
+    uint64_t done;
+    uint8_t kind = GS_WS_WAIT;
+    int warp_op = x->op == GS_OP_SHFL || x->op == GS_OP_MATCH || x->op == GS_OP_REDUX || x->op == GS_OP_VOTE;
+    int is_mem = unit == GS_U_LDST && !warp_op;
+    if (warp_op && unit == GS_U_LDST) {               /* MIO: one warp shuffle per cycle per SM */
+        uint64_t t = gs_res_take(&sm->l1_data, now + 1, 1u << GS_FIX);
+        done = t + cf->pipes_latency_cycles[GS_U_LDST];
+        kind = GS_WS_SHORT_SCOREBOARD;
+    } else if (is_mem) {
+        done = gs_tmem_issue(ts, sm, tw, x, now, &kind);
+        if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain only */
+            if (done > tw->drain_at) tw->drain_at = done;
+            done = now + 1;
+        }
+    } else {
+        done = now + cf->pipes_latency_cycles[unit] + tensor_extra;
+        if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
+    }
+    for (uint32_t i = 0; i < x->nwr; i++) {
+        tw->reg_ready[x->wr[i]] = done;
+        tw->reg_kind[x->wr[i]] = kind;
+    }
+    for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) tw->pred_ready[x->pwr[i]] = done;
+    /* what happens next for this warp */
+    uint64_t earliest = now + cf->sm_dispatch_latency_cycles;
+    int dflt = GS_WS_WAIT;
+    if (unit == GS_U_BRANCH) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
+    if (x->op == GS_OP_MEMBAR) { earliest = max64(earliest, tw->drain_at); dflt = GS_WS_MEMBAR; }
+    if (x->op == GS_OP_BAR) {
+        earliest = now + cf->sm_barrier_latency_cycles + cf->sm_barrier_per_warp_cycles * ts->warps_per_cta;
+        dflt = GS_WS_BARRIER;
+    }
+    if (w->state == GS_W_BAR) {
+        tw->blocked = 1;
+        tw->wait_state = GS_WS_BARRIER;
+        tw->ready_at = GS_NEVER;
+        tw->next_pc = gs_warp_next_pc(w);
+    } else {
+        next_ready(ts, tw, earliest, dflt);
+    }
+    if (x->op == GS_OP_BAR || x->op == GS_OP_EXIT || x->op == GS_OP_RET) {
+        release_barrier_waiters(ts, sm, tw->cta, now);
+    }
+    if (w->state == GS_W_DONE || tw->next_pc < 0) retire_warp(ts, sm, tw, now);
+}
+
+/* the warp has no instruction left: drain its stores, then free the slot (and maybe the CTA) */
+static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now) {
+    if (tw->done) return;
+    tw->done = 1;
+    tw->blocked = 0;
+    tw->ready_at = GS_NEVER;
+    if (tw->drain_at < now + 1) tw->drain_at = now + 1;
+    tw->acc_t = max64(tw->acc_t, now + 1);
+    if (tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
+}
+
+static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
+    gs_rec_emit_event(ts, now, 3, sm->id, tc->cta.linear);
+    tc->used = 0;
+    sm->ctas_used--;
+    sm->threads_used -= tc->cta.nthreads;
+    sm->shared_used -= tc->shared_alloc;
+    sm->regs_used -= ts->regs_per_warp * tc->nslots;
+    ts->ctas_done++;
+    ts->room = 1;                                   /* the dispatcher may place a CTA again */
+}
+
+static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
+    uint64_t nd = GS_NEVER;
+    for (uint32_t s = 0; s < ts->cfg.sm_max_warps; s++) {
+        gs_tw *tw = &sm->tw[s];
+        if (!tw->w || !tw->done) continue;
+        if (tw->drain_at > now) { if (tw->drain_at < nd) nd = tw->drain_at; continue; }
+        gs_tsm_account(ts, sm, tw, tw->drain_at);
+        if (sm->record_states) gs_rec_state(ts, sm, tw, tw->drain_at, GS_WS_IDLE, -1);
+        ts->st.warp_cycles += tw->drain_at - tw->start;
+        gs_tcta *tc = tw->cta;
+        tw->w = NULL;
+        tw->cta = NULL;
+        sm->warps_used--;
+        gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
+        for (uint32_t i = 0; i < sc->nwarps; i++)      /* keep launch (age) order */
+            if (sc->warps[i] == s) {
+                memmove(&sc->warps[i], &sc->warps[i + 1], (sc->nwarps - i - 1) * sizeof *sc->warps);
+                sc->nwarps--;
+                break;
+            }
+        if (sc->last == (int32_t)s) sc->last = -1;
+        if (--tc->nwarps_left == 0) free_cta(ts, sm, tc, tw->drain_at > now ? tw->drain_at : now);
+    }
+    sm->min_drain = nd;
+}
+
+int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
+    const gs_launch_desc *d = &ts->desc;
+    gs_tcta *tc = NULL;
+    for (uint32_t i = 0; i < ts->cfg.sm_max_ctas; i++)
+        if (!sm->ctas[i].used) { tc = &sm->ctas[i]; break; }
+    if (!tc) return -1;
+    uint32_t id[3] = {(uint32_t)(linear % d->grid[0]), (uint32_t)((linear / d->grid[0]) % d->grid[1]),
+                      (uint32_t)(linear / ((uint64_t)d->grid[0] * d->grid[1]))};
+    if (gs_cta_init(&tc->cta, &ts->ctx, id, &ts->fault)) { ts->status = GS_FAULTED; return -1; }
+    tc->cta.sm = sm->id;
+    tc->used = 1;
+    tc->nslots = 0;
+    tc->nwarps_left = tc->cta.nwarps;
+    tc->shared_alloc = ts->shared_per_cta;
+    sm->ctas_used++;
+    sm->threads_used += tc->cta.nthreads;
+    sm->shared_used += ts->shared_per_cta;
+    sm->regs_used += ts->regs_per_warp * tc->cta.nwarps;
+    gs_rec_emit_event(ts, now, 2, sm->id, tc->cta.linear);
+    uint32_t s = 0;
+    for (uint32_t k = 0; k < tc->cta.nwarps; k++) {
+        while (s < ts->cfg.sm_max_warps && sm->tw[s].w) s++;
+        if (s == ts->cfg.sm_max_warps) return -1;       /* occupancy computation guarantees room */
+        gs_tw *tw = &sm->tw[s];
+        tw->w = &tc->cta.warps[k];
+        tw->cta = tc;
+        tw->slot = (uint16_t)s;
+        memset(tw->reg_ready, 0, ts->nslots * sizeof *tw->reg_ready);
+        memset(tw->reg_kind, 0, ts->nslots);
+        memset(tw->pred_ready, 0, (ts->npreds + 1) * sizeof *tw->pred_ready);
+        tw->acc_t = now;
+        tw->start = now;
+        tw->drain_at = 0;
+        tw->done = 0;
+        tw->blocked = 0;
+        tw->age = ts->age++;
+        tw->rec_state = 255;
+        next_ready(ts, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
+        tc->slots[tc->nslots++] = (uint16_t)s;
+        gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
+        sc->warps[sc->nwarps++] = (uint16_t)s;
+        if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
+        sm->warps_used++;
+        if (tw->next_pc < 0) retire_warp(ts, sm, tw, now);
+    }
+    return 0;
+}
+
+void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm) {
+    uint64_t n = sm->min_drain;
+    for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++)
+        if (sm->sc[k].nwarps && sm->sc[k].next_check < n) n = sm->sc[k].next_check;
+    sm->next_event = n;
+}
+
+void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
+    const gs_tconfig *cf = &ts->cfg;
+    if (sm->min_drain <= now) finish_drains(ts, sm, now);
+    for (uint32_t k = 0; k < cf->sm_subcores; k++) {
+        gs_subcore *sc = &sm->sc[k];
+        if (!sc->nwarps || sc->next_check > now) continue;
+        uint64_t min_next = GS_NEVER;
+        int pick = gs_sched_pick(ts, sm, sc, now, &min_next);
+        if (pick >= 0) {
+            ts->st.issue_cycles++;
+            issue(ts, sm, sc, &sm->tw[pick], now);
+            if (ts->status == GS_FAULTED) return;
+            sc->last = pick;
+            sc->next_check = now + 1;
+        } else {
+            sc->next_check = min_next;
+        }
+    }
+    if (sm->min_drain <= now + 1) finish_drains(ts, sm, now);
+    gs_tsm_refresh_next(ts, sm);
+}

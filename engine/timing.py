@@ -1,0 +1,243 @@
+"""The timing model from Python: simulate a launch cycle by cycle on a GPU configuration.
+
+    sim = TimingSim(load_config("h200"), record="summary")
+    res = sim.launch(kernel, grid, block, args, sink=store_writer, progress=cb)
+    print(format_stats(res.stats))
+
+Results are exact (the functional core executes at issue). Statistics use GPGPU-Sim's names where one
+exists. A `sink` (begin/append/end) receives the recorded timeline in chunks (engine/recording.py).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from . import errors, recording
+from ._ffi import OP_NAMES, E, ffi, lib
+from .config import UNITS, Config, load_config
+from .device import Device, Kernel, _dim3
+
+LIMITERS = ["ctas", "warps", "threads", "registers", "shared"]
+
+
+class RecordSink(Protocol):
+    def begin(self, meta: dict) -> None: ...
+    def append(self, table: str, chunk: np.ndarray) -> None: ...
+    def end(self, stats: dict, status: str) -> None: ...
+
+
+@dataclass
+class TimingResult:
+    kernel: str
+    stats: dict
+    wall_s: float
+    pc_stats: np.ndarray | None = None
+
+    @property
+    def cycles(self) -> int:
+        return self.stats["gpu_sim_cycle"]
+
+    @property
+    def warp_insts(self) -> int:
+        return self.stats["warp_insts"]
+
+
+def stats_dict(st, clock_mhz: float) -> dict:
+    """GPGPU-Sim-style statistics from a gs_tstats."""
+    cyc = int(st.cycles)
+    d = {
+        "gpu_sim_cycle": cyc,
+        "gpu_sim_insn": int(st.thread_insts),
+        "gpu_ipc": (int(st.thread_insts) / cyc) if cyc else 0.0,
+        "warp_insts": int(st.warp_insts),
+        "warp_ipc": (int(st.warp_insts) / cyc) if cyc else 0.0,
+        "gpu_tot_sim_time_us": cyc / clock_mhz,
+        "ctas": int(st.ctas),
+        "issue_active_cycles": int(st.issue_cycles),
+        "occupancy_ctas_per_sm": int(st.ctas_per_sm),
+        "occupancy_warps_per_sm": int(st.warps_per_sm),
+        "occupancy_limiter": LIMITERS[int(st.occupancy_limiter)] if st.occupancy_limiter < len(LIMITERS) else "?",
+        "regs_per_thread": int(st.regs_per_thread),
+        "shared_per_cta": int(st.shared_per_cta),
+        "shared_carveout_kib": int(st.carveout_kib),
+        "L1D_total_requests": int(st.l1_requests),
+        "L1D_total_sectors": int(st.l1_sectors),
+        "L1D_total_hits": int(st.l1_hits),
+        "L1D_total_misses": int(st.l1_misses),
+        "L1D_mshr_merges": int(st.l1_mshr_merges),
+        "L1D_store_sectors": int(st.l1_store_sectors),
+        "shared_insts": int(st.shared_insts),
+        "shared_wavefronts": int(st.shared_wavefronts),
+        "shared_bank_conflicts": int(st.bank_conflicts),
+        "L2_total_accesses": int(st.l2_sectors),
+        "L2_total_hits": int(st.l2_hits),
+        "L2_total_misses": int(st.l2_misses),
+        "L2_read_sectors": int(st.l2_read_sectors),
+        "L2_write_sectors": int(st.l2_write_sectors),
+        "L2_atomic_ops": int(st.l2_atomic_ops),
+        "dram_read_bytes": int(st.dram_read_bytes),
+        "dram_write_bytes": int(st.dram_write_bytes),
+        "dram_row_hits": int(st.dram_row_hits),
+        "dram_row_misses": int(st.dram_row_misses),
+    }
+    d["L1D_miss_rate"] = d["L1D_total_misses"] / max(1, d["L1D_total_hits"] + d["L1D_total_misses"])
+    d["L1D_hit_rate"] = 1.0 - d["L1D_miss_rate"] if (d["L1D_total_hits"] + d["L1D_total_misses"]) else 0.0
+    d["L2_miss_rate"] = d["L2_total_misses"] / max(1, d["L2_total_accesses"])
+    d["L2_hit_rate"] = d["L2_total_hits"] / max(1, d["L2_total_accesses"])
+    d["gpu_occupancy"] = (int(st.warp_cycles) / (cyc * 64 * 1.0)) if cyc else 0.0
+    d["stall_cycles"] = {s: int(st.state_cycles[i]) for i, s in enumerate(recording.WARP_STATES)}
+    issue = max(1, int(st.issue_cycles))
+    d["stalls_per_issue"] = {s: int(st.state_cycles[i]) / issue for i, s in enumerate(recording.WARP_STATES)
+                             if s not in ("idle", "done")}
+    d["unit_insts"] = {u: int(st.unit_insts[i]) for i, u in enumerate(UNITS)}
+    d["op_counts"] = {OP_NAMES[i]: int(st.op_counts[i]) for i in range(lib.GS_OP__COUNT) if st.op_counts[i]}
+    return d
+
+
+def format_stats(d: dict, kernel: str = "") -> str:
+    """The familiar GPGPU-Sim summary block."""
+    lines = [f"kernel_name = {kernel}" if kernel else "",
+             f"gpu_sim_cycle = {d['gpu_sim_cycle']}",
+             f"gpu_sim_insn = {d['gpu_sim_insn']}",
+             f"gpu_ipc = {d['gpu_ipc']:12.4f}",
+             f"gpu_tot_sim_time = {d['gpu_tot_sim_time_us']:.3f} us",
+             f"gpu_occupancy = {100 * d['gpu_occupancy']:.4f}%",
+             f"warp_insts = {d['warp_insts']}  (warp_ipc = {d['warp_ipc']:.4f})",
+             f"occupancy: {d['occupancy_ctas_per_sm']} CTAs / {d['occupancy_warps_per_sm']} warps per SM "
+             f"(limited by {d['occupancy_limiter']}; {d['regs_per_thread']} regs/thread, "
+             f"{d['shared_per_cta']} B shared/CTA, carveout {d['shared_carveout_kib']} KiB)",
+             f"L1D_total_cache_accesses = {d['L1D_total_sectors']}",
+             f"L1D_total_cache_misses = {d['L1D_total_misses']}",
+             f"L1D_total_cache_miss_rate = {d['L1D_miss_rate']:.4f}",
+             f"L2_total_cache_accesses = {d['L2_total_accesses']}",
+             f"L2_total_cache_misses = {d['L2_total_misses']}",
+             f"L2_total_cache_miss_rate = {d['L2_miss_rate']:.4f}",
+             f"dram_read_bytes = {d['dram_read_bytes']}",
+             f"dram_write_bytes = {d['dram_write_bytes']}",
+             f"shared_bank_conflicts = {d['shared_bank_conflicts']}",
+             "warp stall breakdown (warp-cycles per issue):"]
+    top = sorted(d["stalls_per_issue"].items(), key=lambda kv: -kv[1])
+    lines += [f"  {k:20s} {v:8.2f}" for k, v in top if v > 0]
+    return "\n".join(x for x in lines if x != "")
+
+
+class TimingSim:
+    """A GPU of a given configuration. Caches persist across launches until flush() (run_case flushes,
+    as Nsight Compute's --cache-control all does)."""
+
+    def __init__(self, config: Config | str = "h200", overrides: list[str] | None = None,
+                 record: str = "off", record_sms: list[int] | None = None, device: Device | None = None):
+        self.config = load_config(config, overrides) if isinstance(config, str) else (
+            config.with_overrides(overrides) if overrides else config)
+        if record not in recording.LEVELS:
+            raise ValueError(f"record must be one of {recording.LEVELS}, not {record!r}")
+        self.record = record
+        self.record_sms = record_sms
+        self.device = device or Device(num_sms=self.config["gpu.num_sms"])
+        self._cfg = self.config.to_c(ffi)
+        err = ffi.new("char[256]")
+        p = lib.gs_tsim_create(self._cfg, err, 256)
+        if p == ffi.NULL:
+            raise errors.SimError(f"configuration {self.config.name}: {ffi.string(err).decode()}")
+        self._ptr = ffi.gc(p, lib.gs_tsim_destroy)
+        self._dtypes = recording.table_dtypes()
+        self._kernel_id = 0
+
+    def flush(self) -> None:
+        lib.gs_tsim_flush(self._ptr)
+
+    def _drain(self, sink, final: bool) -> None:
+        for t, name in enumerate(recording.TABLE_ORDER):
+            while True:
+                n = lib.gs_tsim_pending(self._ptr, t)
+                if n == 0:
+                    break
+                arr = np.empty(min(n, 1 << 16), self._dtypes[name])
+                got = lib.gs_tsim_drain(self._ptr, t, ffi.from_buffer(arr, require_writable=True), len(arr))
+                if got == 0:
+                    break
+                if sink is not None:
+                    sink.append(name, arr[:got])
+
+    def launch(self, kernel: Kernel, grid, block, args=(), shared: int = 0, sink: RecordSink | None = None,
+               progress: Callable | None = None, max_cycles: int = 0, max_warp_insts: int = 0,
+               chunk_cycles: int = 20000, meta: dict | None = None) -> TimingResult:
+        g, b = _dim3(grid), _dim3(block)
+        params = self.device.pack_params(kernel, args)
+        desc = ffi.new("gs_launch_desc *")
+        desc.func = kernel.index
+        desc.grid = list(g)
+        desc.block = list(b)
+        desc.dyn_shared_bytes = int(shared)
+        desc.max_cycles = int(max_cycles)
+        desc.max_warp_insts = int(max_warp_insts)
+        desc.num_sms = self.config["gpu.num_sms"]
+        rec = ffi.new("gs_record_opts *")
+        rec.level = recording.LEVELS.index(self.record) if sink is not None else 0
+        rec.kernel_id = self._kernel_id
+        if self.record_sms:
+            for s in self.record_sms:
+                rec.sm_mask[s // 64] |= 1 << (s % 64)
+        fault = ffi.new("gs_fault *")
+        pbuf = ffi.from_buffer(params) if params else ffi.NULL
+        if sink is not None:
+            prog = kernel.module.program
+            info = kernel.info
+            sink.begin({
+                "config": self.config.to_dict(), "config_name": self.config.name,
+                "kernels": [{"name": kernel.name, "grid": list(g), "block": list(b), "shared": int(shared),
+                             "entry_pc": info.entry_pc, "end_pc": info.end_pc,
+                             "pc_text": prog.pc_text, "pc_line": [int(v) for v in prog.insts["line"]],
+                             "source": prog.source, "filename": prog.filename}],
+                "num_sms": self.config["gpu.num_sms"], "warp_slots_per_sm": self.config["sm.max_warps"],
+                "interval": self.config["record.interval_cycles"], "states": recording.WARP_STATES,
+                "level": self.record, "record_sms": self.record_sms, **(meta or {})})
+        st = lib.gs_tsim_launch(self._ptr, self.device._ptr, kernel.module._ptr, desc, pbuf, len(params), rec, fault)
+        if st == lib.GS_FAULTED:
+            msg = ffi.string(fault.message).decode()
+            if sink is not None:
+                sink.end({"fault": msg}, "faulted")
+            raise errors.LaunchError(f"{kernel.name}: {msg}")
+        t0 = time.perf_counter()
+        tstats = ffi.new("gs_tstats *")
+        while True:
+            st = lib.gs_tsim_run(self._ptr, chunk_cycles, fault)
+            if sink is not None:
+                self._drain(sink, final=st != lib.GS_RUNNING)
+            if st == lib.GS_DONE:
+                break
+            if st == lib.GS_FAULTED:
+                exc = Device.fault_exception(kernel.module, kernel.name, fault)
+                if sink is not None:
+                    lib.gs_tsim_get_stats(self._ptr, tstats)
+                    d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"])
+                    d["fault"] = str(exc)
+                    sink.end(d, "faulted")
+                raise exc
+            if progress:
+                lib.gs_tsim_get_stats(self._ptr, tstats)
+                progress(int(lib.gs_tsim_cycle(self._ptr)), int(tstats.warp_insts), 0, int(tstats.ctas))
+        wall = time.perf_counter() - t0
+        lib.gs_tsim_get_stats(self._ptr, tstats)
+        d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"])
+        d["wall_s"] = wall
+        self._kernel_id += 1
+        if sink is not None:
+            sink.end(d, "done")
+        return TimingResult(kernel.name, d, wall)
+
+    def run_case(self, case, sink: RecordSink | None = None, progress: Callable | None = None, flush: bool = True,
+                 **kw):
+        """Run a validation case in timing mode (cold caches, as ncu measured); returns a runner.CaseRun."""
+        from .runner import run_case
+        if flush:
+            self.flush()
+
+        def launcher(kernel, c, args):
+            res = self.launch(kernel, c.grid, c.block, args, shared=c.shared, sink=sink, progress=progress,
+                              meta={"workload": {"case": c.name, "kernel": c.kernel}}, **kw)
+            return None, res
+        return run_case(case, self.device, launcher=launcher)

@@ -1,0 +1,163 @@
+"""`simtscope validate`: simulate every case in timing mode and set it beside the hardware.
+
+Per case: output check, simulated vs measured cycles (gpc__cycles_elapsed.max), executed warp
+instructions (ours are PTX instructions; smsp__inst_executed.sum counts SASS), DRAM bytes, L2 and L1 hit
+rates and the stall breakdown. Summary: mean absolute relative error and Pearson correlation of cycles,
+the same for DRAM bytes and L2 hit rate; the log-log correlation scatter that Accel-Sim's papers use.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .cases import load_suite
+from .timing import TimingSim
+
+DEFAULT_HW = Path(__file__).resolve().parent.parent / "validation" / "h200_results.json"
+
+# our stall names -> Nsight Compute's metric names
+NCU_STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+
+def hw_row(hw: dict) -> dict:
+    n = hw.get("ncu", {})
+
+    def g(k, default=None):
+        v = n.get(k, default)
+        return v if v is not None else default
+    rd, wr = g("dram__bytes_read.sum", 0), g("dram__bytes_write.sum", 0)
+    return {
+        "cycles": g("gpc__cycles_elapsed.max"),
+        "sass_warp_insts": g("smsp__inst_executed.sum"),
+        "dram_bytes": (rd or 0) + (wr or 0),
+        "dram_read_bytes": rd, "dram_write_bytes": wr,
+        "l2_hit_rate": (g("lts__t_sector_hit_rate.pct") or 0) / 100.0,
+        "l1_hit_rate": (g("l1tex__t_sector_hit_rate.pct") or 0) / 100.0,
+        "stalls": {k[len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")]: v
+                   for k, v in n.items() if k.startswith("smsp__average_warps_issue_stalled_")},
+    }
+
+
+def mae(sim: list[float], hw: list[float]) -> float:
+    pairs = [(s, h) for s, h in zip(sim, hw) if h]
+    return float(np.mean([abs(s - h) / h for s, h in pairs])) if pairs else float("nan")
+
+
+def pearson(a: list[float], b: list[float]) -> float:
+    if len(a) < 2:
+        return float("nan")
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    if x.std() == 0 or y.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=None, out=print,
+             json_path=None, plot_path=None) -> dict:
+    suite = load_suite(cases_path)
+    hw_file = Path(hw_path) if hw_path else DEFAULT_HW
+    hw_all = json.loads(hw_file.read_text())["cases"] if hw_file.is_file() else {}
+    sim = TimingSim(config, overrides=overrides or [])
+    cases = [c for c in suite.cases if not only or any(re.fullmatch(p.replace("*", ".*"), c.name)
+                                                        for p in only.split(","))]
+    rows = []
+    out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
+        f"{'SASS winst':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} {'Mi/s':>6s}")
+    t_all = time.perf_counter()
+    for c in cases:
+        t0 = time.perf_counter()
+        try:
+            run = sim.run_case(c)
+        except Exception as e:  # one broken case must not stop the others
+            out(f"{c.name:32s} ERROR {type(e).__name__}: {e}")
+            rows.append({"name": c.name, "passed": False, "error": str(e), "sim_cycles": None,
+                         "hw_cycles": None, "warp_insts": 0, "wall_s": time.perf_counter() - t0})
+            continue
+        wall = time.perf_counter() - t0
+        if run.fault or run.timing is None:
+            out(f"{c.name:32s} FAULT {run.fault}")
+            rows.append({"name": c.name, "passed": False, "error": run.fault, "sim_cycles": None,
+                         "hw_cycles": None, "warp_insts": 0, "wall_s": wall})
+            continue
+        st = run.timing.stats
+        h = hw_row(hw_all[c.name]) if c.name in hw_all else {}
+        sim_dram = st["dram_read_bytes"] + st["dram_write_bytes"]
+        row = {"name": c.name, "passed": run.passed, "sim_cycles": st["gpu_sim_cycle"],
+               "hw_cycles": h.get("cycles"), "warp_insts": st["warp_insts"],
+               "hw_sass_warp_insts": h.get("sass_warp_insts"),
+               "sim_dram_bytes": sim_dram, "hw_dram_bytes": h.get("dram_bytes"),
+               "sim_l2_hit_rate": st["L2_hit_rate"], "hw_l2_hit_rate": h.get("l2_hit_rate"),
+               "sim_l1_hit_rate": st["L1D_hit_rate"], "hw_l1_hit_rate": h.get("l1_hit_rate"),
+               "sim_stalls": st["stalls_per_issue"], "hw_stalls": h.get("stalls"),
+               "occupancy_warps_per_sm": st["occupancy_warps_per_sm"], "wall_s": round(wall, 3),
+               "sim_rate_warp_insts_per_s": st["warp_insts"] / max(1e-9, st["wall_s"])}
+        rows.append(row)
+        err = (st["gpu_sim_cycle"] - h["cycles"]) / h["cycles"] if h.get("cycles") else float("nan")
+        ok = {True: "pass", False: "FAIL", None: "unchk"}[run.passed]
+        out(f"{c.name:32s} {ok:5s} {st['gpu_sim_cycle']:11,d} {h.get('cycles') or 0:10,d} {100 * err:+6.1f}% "
+            f"{st['warp_insts']:11,d} {h.get('sass_warp_insts') or 0:11,d} "
+            f"{sim_dram / 1e6:7.1f}/{(h.get('dram_bytes') or 0) / 1e6:<7.1f} "
+            f"{st['L2_hit_rate']:6.2f}/{h.get('l2_hit_rate') or 0:<6.2f} {st['L1D_hit_rate']:6.2f}/{h.get('l1_hit_rate') or 0:<6.2f} "
+            f"{row['sim_rate_warp_insts_per_s'] / 1e6:6.2f}")
+    good = [r for r in rows if r.get("sim_cycles") and r.get("hw_cycles")]
+    summary = {
+        "cases": len(rows),
+        "passed": sum(1 for r in rows if r["passed"] is True),
+        "failed": sum(1 for r in rows if r["passed"] is False),
+        "compared": len(good),
+        "mae_cycles": mae([r["sim_cycles"] for r in good], [r["hw_cycles"] for r in good]),
+        "pearson_cycles": pearson([r["sim_cycles"] for r in good], [r["hw_cycles"] for r in good]),
+        "pearson_log_cycles": pearson([math.log(r["sim_cycles"]) for r in good], [math.log(r["hw_cycles"]) for r in good]),
+        "mae_dram_bytes": mae([r["sim_dram_bytes"] for r in good], [r["hw_dram_bytes"] for r in good]),
+        "pearson_dram_bytes": pearson([r["sim_dram_bytes"] for r in good], [r["hw_dram_bytes"] for r in good]),
+        "mae_l2_hit_rate": float(np.mean([abs(r["sim_l2_hit_rate"] - r["hw_l2_hit_rate"]) for r in good])) if good else float("nan"),
+        "pearson_l2_hit_rate": pearson([r["sim_l2_hit_rate"] for r in good], [r["hw_l2_hit_rate"] for r in good]),
+        "wall_s": round(time.perf_counter() - t_all, 1),
+        "config": sim.config.name, "overrides": overrides or [],
+    }
+    out("")
+    out(f"cycles:   MAE {100 * summary['mae_cycles']:.1f}%   Pearson {summary['pearson_cycles']:.3f} "
+        f"(log {summary['pearson_log_cycles']:.3f})   over {summary['compared']} cases")
+    out(f"DRAM:     MAE {100 * summary['mae_dram_bytes']:.1f}%   Pearson {summary['pearson_dram_bytes']:.3f}")
+    out(f"L2 hit:   mean |error| {summary['mae_l2_hit_rate']:.3f}   Pearson {summary['pearson_l2_hit_rate']:.3f}")
+    out(f"outputs:  {summary['passed']}/{summary['cases']} passed in {summary['wall_s']} s")
+    result = {"mode": "timing", "cases": rows, "summary": summary}
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=1, default=float))
+    if plot_path:
+        plot(rows, summary, plot_path)
+    return result
+
+
+def plot(rows, summary, path) -> None:
+    """Log-log scatter of simulated against measured cycles, with the y = x line and +-20% bands."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    good = [r for r in rows if r.get("sim_cycles") and r.get("hw_cycles")]
+    fig, ax = plt.subplots(figsize=(5.5, 5), dpi=150)
+    hw = np.array([r["hw_cycles"] for r in good], float)
+    sm = np.array([r["sim_cycles"] for r in good], float)
+    lo, hi = min(hw.min(), sm.min()) / 1.5, max(hw.max(), sm.max()) * 1.5
+    xs = np.geomspace(lo, hi, 50)
+    ax.plot(xs, xs, color="#555555", lw=1, label="y = x")
+    ax.fill_between(xs, xs / 1.2, xs * 1.2, color="#bbbbbb", alpha=0.35, lw=0, label="±20%")
+    ax.scatter(hw, sm, s=18, color="#0072B2", edgecolor="white", lw=0.5, zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("H200 cycles (Nsight Compute gpc__cycles_elapsed.max)")
+    ax.set_ylabel("simtscope cycles")
+    ax.set_title(f"{summary['config']}: MAE {100 * summary['mae_cycles']:.1f}%, "
+                 f"r = {summary['pearson_cycles']:.3f}, n = {summary['compared']}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
