@@ -15,7 +15,8 @@ NP = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np
       "f16": np.float16, "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32,
       "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32, "b64": np.uint64, "u64": np.uint64,
       "s64": np.int64, "f64": np.float64, "pred": np.uint8}
-REG = {"b8": "b16", "u8": "b16", "s8": "b16"}   # 8-bit values live in 16-bit registers
+# 8-bit values live in 16-bit registers; bf16 values in .b16/.b32 registers (PTX has no .bf16 registers)
+REG = {"b8": "b16", "u8": "b16", "s8": "b16", "bf16": "b16", "bf16x2": "b32"}
 LDT = {"f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32", "pred": "u8"}
 
 
@@ -26,7 +27,7 @@ def _ld_type(t):
 def build_ptx(inst: str, d: str | None, ins: dict[str, str], pred_out: bool = False, extra: str = "") -> str:
     names = list(ins)
     params = ",\n".join(f"  .param .u64 p_{n}" for n in names + (["d"] if d else []) + (["p"] if pred_out else []))
-    lines = [".version 8.0", ".target sm_90", ".address_size 64", "", f".visible .entry k(\n{params},\n  .param .u32 n)", "{"]
+    lines = [".version 8.5", ".target sm_90", ".address_size 64", "", f".visible .entry k(\n{params},\n  .param .u32 n)", "{"]
     lines += ["  .reg .pred %p, %q, %pin;", "  .reg .b32 %gtid, %n, %pv;", "  .reg .b64 %off, %addr, %ptr;"]
     for n, t in ins.items():
         if t == "pred":

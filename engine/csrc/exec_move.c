@@ -25,6 +25,13 @@ GS_HANDLER(h_mov_pred) {
     return GS_X_NEXT;
 }
 
+/* mov.pred p, imm: all lanes true for a nonzero immediate (Triton writes mov.pred %p, -1) */
+GS_HANDLER(h_mov_pred_imm) {
+    (void)c;
+    gs_pred_write(w, x->ops[0], w->R[x->ops[1]] ? GS_FULL : 0, m);
+    return GS_X_NEXT;
+}
+
 /* mov.b32/b64 d, {e0, e1, ...}: element i occupies bits [i*eb, (i+1)*eb) */
 GS_HANDLER(h_mov_pack) {
     (void)c;
@@ -61,7 +68,10 @@ gs_handler gs_bind_move(const gs_xinst *x) {
     if (x->op != GS_OP_MOV) return NULL;
     if (x->ir->nopnd != 2) return NULL;
     const gs_ir_opnd *d = gs_top(x, 0), *s = gs_top(x, 1);
-    if (x->type == GS_T_PRED) return (d->kind == GS_OK_PRED && s->kind == GS_OK_PRED) ? h_mov_pred : NULL;
+    if (x->type == GS_T_PRED) {
+        if (d->kind != GS_OK_PRED) return NULL;
+        return s->kind == GS_OK_PRED ? h_mov_pred : s->kind == GS_OK_IMM ? h_mov_pred_imm : NULL;
+    }
     if (d->kind == GS_OK_VEC) return (d->n >= 2 && gs_type_bits(x->type) % d->n == 0) ? h_mov_unpack : NULL;
     if (d->kind != GS_OK_REG) return NULL;
     if (s->kind == GS_OK_SREG) return h_mov_sreg;

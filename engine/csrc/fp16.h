@@ -1,9 +1,11 @@
 /* fp16.h — IEEE half (binary16) and bfloat16 conversions, bit-exact, with rounding control.
- * Rounding modes: GS_RND_RN (nearest even, default), RZ, RM, RP. Subnormal halves are kept. */
+ * Rounding modes: GS_RND_RN (nearest even, default), RZ, RM, RP. Subnormal halves are kept. A NaN
+ * converts to the canonical NaN 0x7fff, as cvt.rn.{f16,bf16}.f32 does on an H200. */
 #ifndef GS_FP16_H
 #define GS_FP16_H
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 #include "simtscope.h"
 
 static inline float gs_h2f(uint16_t h) {
@@ -45,7 +47,7 @@ static inline uint16_t gs_f2h_rnd(float f, int rnd) {
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     int neg = sign != 0;
     uint32_t exp = (u >> 23) & 0xffu, man = u & 0x7fffffu;
-    if (exp == 0xff) return man ? (uint16_t)(sign | 0x7e00u) : (uint16_t)(sign | 0x7c00u);
+    if (exp == 0xff) return man ? (uint16_t)0x7fffu : (uint16_t)(sign | 0x7c00u);   /* NaN: canonical, as cvt */
     int e = (int)exp - 127 + 15;
     uint32_t overflow_val = ((rnd == GS_RND_RZ) || (rnd == GS_RND_RM && !neg) || (rnd == GS_RND_RP && neg))
                             ? 0x7bffu : 0x7c00u;
@@ -74,7 +76,7 @@ static inline float gs_bf2f(uint16_t b) {
 static inline uint16_t gs_f2bf_rnd(float f, int rnd) {
     uint32_t u;
     memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)((u >> 16) | 0x40u);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)0x7fffu;  /* NaN: canonical */
     int neg = (u >> 31) != 0;
     uint32_t mag = u & 0x7fffffffu;
     uint32_t r = gs_round_bits(mag, 16, rnd, neg);
@@ -85,5 +87,103 @@ static inline uint16_t gs_f2bf_rnd(float f, int rnd) {
     return (uint16_t)((neg ? 0x8000u : 0) | r);
 }
 static inline uint16_t gs_f2bf(float f) { return gs_f2bf_rnd(f, GS_RND_RN); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Generic small binary formats (f32, tf32, f16, bf16, e4m3, e5m2): exact decoding to double and one
+ * correct rounding from double, in any PTX rounding mode. Used by the arithmetic and conversion
+ * handlers; a double that is the exact result (or its round-to-odd value, see exec_float.c) rounds
+ * exactly once here, so there is no double rounding.
+ * --------------------------------------------------------------------------------------------- */
+typedef struct gs_fmt {
+    uint8_t mbits;      /* explicit significand bits */
+    uint8_t ebits;      /* exponent bits */
+    uint8_t has_inf;    /* 0: e4m3 (top exponent holds finite values, all-ones significand is NaN) */
+    uint8_t width;      /* bits of the encoding (tf32: 32, stored as an f32 pattern) */
+    uint32_t nan;       /* canonical NaN bits */
+} gs_fmt;
+
+static const gs_fmt GS_FMT_F32 = {23, 8, 1, 32, 0x7fffffffu};
+static const gs_fmt GS_FMT_TF32 = {10, 8, 1, 32, 0x7fffffffu};
+static const gs_fmt GS_FMT_F16 = {10, 5, 1, 16, 0x7fffu};
+static const gs_fmt GS_FMT_BF16 = {7, 8, 1, 16, 0x7fffu};
+static const gs_fmt GS_FMT_E4M3 = {3, 4, 0, 8, 0x7fu};
+static const gs_fmt GS_FMT_E5M2 = {2, 5, 1, 8, 0x7fu};
+
+/* value of an encoding (tf32 is read as the f32 pattern it is stored in) */
+static inline double gs_fmt_decode(uint32_t bits, const gs_fmt *f) {
+    int mb = f->width == 32 ? 23 : f->mbits, eb = f->ebits, bias = (1 << (eb - 1)) - 1;
+    uint32_t sign = (bits >> (mb + eb)) & 1, e = (bits >> mb) & ((1u << eb) - 1);
+    uint32_t man = bits & ((1u << mb) - 1);
+    double v;
+    if (e == (1u << eb) - 1 && (f->has_inf || man == (1u << mb) - 1)) {
+        v = (f->has_inf && man == 0) ? INFINITY : NAN;
+    } else if (e == 0) {
+        v = ldexp((double)man, 1 - bias - mb);
+    } else {
+        v = ldexp((double)(man | (1u << mb)), (int)e - bias - mb);
+    }
+    return sign ? -v : v;
+}
+
+/* largest finite magnitude of a format */
+static inline double gs_fmt_max(const gs_fmt *f) {
+    int bias = (1 << (f->ebits - 1)) - 1, emax = (1 << f->ebits) - 2 - bias;
+    if (!f->has_inf) return ldexp((double)((2u << f->mbits) - 2), emax + 1 - f->mbits);  /* e4m3: 448 */
+    return ldexp((double)((2u << f->mbits) - 1), emax - f->mbits);
+}
+
+/* Round v to format f with mode rnd (RN, RZ, RM, RP, RNA; NONE means RN). satfinite: overflow and
+ * infinities give the largest finite value of that sign (NaN stays NaN). Subnormal results are
+ * produced; the caller flushes them for .ftz. Returns the encoding (tf32: an f32 pattern). */
+static inline uint32_t gs_fmt_round(double v, const gs_fmt *f, int rnd, int satfinite) {
+    int mb = f->mbits, eb = f->ebits, bias = (1 << (eb - 1)) - 1, emin = 1 - bias;
+    int smb = f->width == 32 ? 23 : mb;          /* significand bits of the stored encoding */
+    uint32_t sign = signbit(v) ? 1u : 0u, sbit = sign << (smb + eb);
+    if (v != v) return f->nan;
+    double a = fabs(v), maxf = gs_fmt_max(f);
+    int to_inf = rnd == GS_RND_RN || rnd == GS_RND_NONE || rnd == GS_RND_RNA ||
+                 (rnd == GS_RND_RP && !sign) || (rnd == GS_RND_RM && sign);
+    uint32_t inf_bits = f->has_inf ? (((1u << eb) - 1) << smb) : f->nan;
+    uint32_t max_bits;
+    {   /* encoding of maxf */
+        int emax_field = f->has_inf ? (1 << eb) - 2 : (1 << eb) - 1;
+        uint32_t mmax = f->has_inf ? (1u << mb) - 1 : (1u << mb) - 2;
+        max_bits = ((uint32_t)emax_field << smb) | (mmax << (smb - mb));
+    }
+    if (isinf(a)) return sbit | (satfinite ? max_bits : inf_bits);
+    if (a == 0) return sbit;
+    int e;
+    frexp(a, &e);                                /* a = m * 2^e, m in [0.5, 1) */
+    int E = e - 1 < emin ? emin : e - 1;         /* exponent of the quantum's binade */
+    double q = ldexp(a, mb - E);                 /* a in units of the quantum: exact (power of 2) */
+    double n = floor(q), frac = q - n;           /* exact: q < 2^(mb+1) */
+    int up;
+    switch (rnd) {
+    case GS_RND_RZ: up = 0; break;
+    case GS_RND_RM: up = sign && frac > 0; break;
+    case GS_RND_RP: up = !sign && frac > 0; break;
+    case GS_RND_RNA: up = frac >= 0.5; break;
+    default: up = frac > 0.5 || (frac == 0.5 && fmod(n, 2.0) != 0); break;
+    }
+    double r = ldexp(n + up, E - mb);            /* the rounded magnitude, exact in double */
+    if (r > maxf) return sbit | ((to_inf && !satfinite) ? inf_bits : max_bits);
+    if (r == 0) return sbit;
+    frexp(r, &e);
+    uint32_t bits;
+    if (e - 1 < emin) {                          /* subnormal: exponent field 0 */
+        bits = (uint32_t)ldexp(r, mb - emin) << (smb - mb);
+    } else {
+        uint32_t man = (uint32_t)(ldexp(r, mb - (e - 1)) - ldexp(1.0, mb));
+        bits = ((uint32_t)(e - 1 + bias) << smb) | (man << (smb - mb));
+    }
+    return sbit | bits;
+}
+
+/* flush a subnormal encoding of format f (not e4m3/e5m2) to a zero of its sign */
+static inline uint32_t gs_fmt_ftz(uint32_t bits, const gs_fmt *f) {
+    int smb = f->width == 32 ? 23 : f->mbits;
+    uint32_t emask = ((1u << f->ebits) - 1) << smb;
+    return (bits & emask) ? bits : (bits & (1u << (smb + f->ebits)));
+}
 
 #endif

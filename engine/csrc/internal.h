@@ -115,7 +115,7 @@ enum gs_wstate { GS_W_READY = 0, GS_W_BAR, GS_W_DONE };
 struct gs_warp {
     uint64_t *R;               /* (nconst + nregs) * 32 */
     uint32_t *P;               /* npreds masks */
-    uint32_t *carry;           /* carry flag per lane as a mask (addc/subc .cc) */
+    uint32_t carry;            /* carry flag (CC.CF) per lane as a mask (add.cc, addc, subc, madc) */
     gs_simt stack[GS_MAX_STACK];
     int32_t sp;                /* entries in stack */
     int32_t calls[GS_MAX_CALL];/* return pcs */
@@ -249,6 +249,9 @@ int gs_cta_check_deadlock(gs_ctx *c, gs_cta *cta);
  * aux, guard) and x->irops / x->ir->nopnd, x->ir->ndst; not the resolved operands (o, ops), which
  * gs_inst_supported does not compute. */
 gs_handler gs_bind_int(const gs_xinst *x);
+gs_handler gs_bind_bits(const gs_xinst *x);
+gs_handler gs_bind_half(const gs_xinst *x);
+gs_handler gs_bind_sfu(const gs_xinst *x);
 gs_handler gs_bind_float(const gs_xinst *x);
 gs_handler gs_bind_cmp(const gs_xinst *x);
 gs_handler gs_bind_cvt(const gs_xinst *x);

@@ -127,7 +127,7 @@ struct gs_tsim {
     uint64_t icnt_sector_cost, l2_sector_cost, l1_sector_cost;
     uint32_t l1_lines_max;
     /* the launch */
-    int launched, finished, status;
+    int launched, finished, status, launched_once;
     gs_device *dev;
     gs_program *prog;
     gs_launch_desc desc;

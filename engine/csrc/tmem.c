@@ -170,20 +170,21 @@ static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t 
         if (!conflict) { *serial = 1; return 1; }
     }
     if (words > 8) words = 8;
-    uint64_t bucket[128][8];
-    uint8_t count[128];
-    memset(count, 0, banks);
+    enum { CAP = 32 };                               /* distinct words remembered per bank */
+    uint64_t bucket[128][CAP];
+    uint16_t count[128];
+    memset(count, 0, banks * sizeof *count);
     uint32_t worst = 1;
     for (uint32_t m = w->mmask; m; m &= m - 1) {
         uint64_t a = w->maddr[__builtin_ctz(m)] / bb;
         for (uint32_t k = 0; k < words; k++) {
             uint64_t word = a + k;
             uint32_t b = (uint32_t)(word & (banks - 1));
-            uint32_t c = count[b], i = 0;
-            while (i < c && i < 8 && bucket[b][i] != word) i++;
-            if (i < c) continue;                       /* same word: broadcast */
-            if (c < 8) bucket[b][c] = word;
-            count[b] = (uint8_t)(c + 1);
+            uint32_t c = count[b], seen = c < CAP ? c : CAP, i = 0;
+            while (i < seen && bucket[b][i] != word) i++;
+            if (i < seen) continue;                    /* same word: broadcast */
+            if (c < CAP) bucket[b][c] = word;          /* beyond CAP, words count as distinct */
+            count[b] = (uint16_t)(c + 1);
             if (c + 1 > worst) worst = c + 1;
         }
     }

@@ -268,18 +268,21 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         ts->sms[s].record_states = ts->rec.level >= 2 &&
             (!any_mask || ((ts->rec.sm_mask[s / 64] >> (s % 64)) & 1));
     /* place the first wave: CTA k goes to SM k mod n, at the dispatcher's rate */
-    ts->now = 0;
-    ts->start_cycle = 0;
+    /* one continuous timeline across launches: cache contents carry the cycles their data arrived */
+    ts->now = ts->finished || ts->launched_once ? ts->end_cycle : 0;
+    ts->start_cycle = ts->now;
+    ts->launched_once = 1;
+    ts->finished = 0;
     ts->next_cta = 0;
     ts->ctas_done = 0;
     ts->total_ctas = (uint64_t)desc->grid[0] * desc->grid[1] * desc->grid[2];
     ts->st.ctas = ts->total_ctas;
-    ts->dispatch_next = (double)c->gpu_kernel_launch_cycles;
+    ts->dispatch_next = (double)(ts->now + c->gpu_kernel_launch_cycles);
     ts->age = 0;
-    ts->next_interval = c->record_interval_cycles;
+    ts->next_interval = ts->now + c->record_interval_cycles;
     ts->status = GS_RUNNING;
     ts->launched = 1;
-    gs_rec_emit_event(ts, 0, 0, 0, 0);
+    gs_rec_emit_event(ts, ts->now, 0, 0, 0);
     ts->rr = 0;
     ts->room = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) gs_tsm_refresh_next(ts, &ts->sms[s]);
@@ -295,7 +298,7 @@ static void finish(gs_tsim *ts) {
             if (sm->tw[w].w) { gs_tsm_account(ts, sm, &sm->tw[w], end); ts->st.warp_cycles += end - sm->tw[w].start; }
     }
     ts->end_cycle = end + c->gpu_kernel_end_cycles;
-    ts->st.cycles = ts->end_cycle;
+    ts->st.cycles = ts->end_cycle - ts->start_cycle;
     ts->st.thread_insts = ts->fstats.thread_insts;
     memcpy(ts->st.op_counts, ts->fstats.op_counts, sizeof ts->st.op_counts);
     gs_rec_interval(ts, GS_NEVER);           /* the last partial interval */
@@ -385,7 +388,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             }
             if (sm->next_event < next) next = sm->next_event;
         }
-        if (ts->desc.max_cycles && now > ts->desc.max_cycles) {
+        if (ts->desc.max_cycles && now - ts->start_cycle > ts->desc.max_cycles) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_LIMIT, -1, 0, 0, "cycle cap reached: %llu cycles (max_cycles)",
                          (unsigned long long)ts->desc.max_cycles);
             ts->status = GS_FAULTED;
@@ -415,7 +418,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out) {
     *out = ts->st;
     if (!ts->finished) {
-        out->cycles = ts->now;
+        out->cycles = ts->now - ts->start_cycle;
         out->thread_insts = ts->fstats.thread_insts;
     }
 }

@@ -57,7 +57,7 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
 }
 
 /* scoreboard: when can this warp's next instruction issue, and what is it waiting for */
-static void next_ready(gs_tsim *ts, gs_tw *tw, uint64_t earliest, int default_state) {
+static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
     gs_warp *w = tw->w;
     int pc = gs_warp_next_pc(w);
     tw->next_pc = pc;
@@ -66,6 +66,21 @@ static void next_ready(gs_tsim *ts, gs_tw *tw, uint64_t earliest, int default_st
     tw->next_unit = x->unit;
     uint64_t r = earliest;
     int state = default_state;
+    if (ts->cfg.sm_icache == 1 && sm->icache.sets) {      /* instruction fetch through the L0/L1 i-cache */
+        uint64_t line = (uint64_t)pc * ts->cfg.sm_inst_bytes / ts->cfg.sm_icache_line_bytes;
+        uint64_t set = gs_cache_set(&sm->icache, line);
+        int64_t idx = gs_cache_find(&sm->icache, line, set);
+        if (idx < 0) {
+            uint64_t evl;
+            uint8_t evd;
+            idx = gs_cache_alloc(&sm->icache, line, set, &evl, &evd);
+            sm->icache.valid[idx] = 1;
+            sm->icache.ready[(size_t)idx * sm->icache.nsect] = earliest + ts->cfg.sm_icache_miss_cycles;
+            ts->st.icache_misses++;
+        }
+        uint64_t t = sm->icache.ready[(size_t)idx * sm->icache.nsect];
+        if (t > r) { r = t; state = GS_WS_NO_INSTRUCTION; }
+    }
     for (uint32_t i = 0; i < x->nrd; i++) {
         uint64_t t = tw->reg_ready[x->rd[i]];
         if (t > r) { r = t; state = tw->reg_kind[x->rd[i]]; }
@@ -122,7 +137,7 @@ static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64
         gs_tsm_account(ts, sm, o, now + 1);        /* barrier state until the release */
         o->blocked = 0;
         o->acc_t = now + 1;
-        next_ready(ts, o, now + ts->cfg.sm_barrier_latency_cycles + ts->cfg.sm_barrier_per_warp_cycles * ts->warps_per_cta,
+        next_ready(ts, sm, o, now + ts->cfg.sm_barrier_latency_cycles + ts->cfg.sm_barrier_per_warp_cycles * ts->warps_per_cta,
                    GS_WS_BARRIER);
         gs_subcore *sc = &sm->sc[o->slot % ts->cfg.sm_subcores];
         if (sc->next_check > o->ready_at) sc->next_check = o->ready_at;
@@ -198,7 +213,7 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
         tw->ready_at = GS_NEVER;
         tw->next_pc = gs_warp_next_pc(w);
     } else {
-        next_ready(ts, tw, earliest, dflt);
+        next_ready(ts, sm, tw, earliest, dflt);
     }
     if (x->op == GS_OP_BAR || x->op == GS_OP_EXIT || x->op == GS_OP_RET) {
         release_barrier_waiters(ts, sm, tw->cta, now);
@@ -291,7 +306,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->blocked = 0;
         tw->age = ts->age++;
         tw->rec_state = 255;
-        next_ready(ts, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
+        next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
         tc->slots[tc->nslots++] = (uint16_t)s;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
         sc->warps[sc->nwarps++] = (uint16_t)s;

@@ -152,6 +152,8 @@ def decode(opcode: str) -> Decoded:
                 not (op == OP["vote"] and m == "uni"):     # vote.uni is a mode, bra.uni a flag
             d.flags |= FLAGS[m]
         elif m in IGNORED or m.startswith("L2::") or m.startswith("L1::"):
+            if m == "satfinite" and op == OP["cvt"]:
+                d.aux |= 1                            # cvt .satfinite (exec_cvt.c)
             if m == "cg" and op == OP["cp_async"]:
                 d.flags |= F["bulk"]                  # cp.async.cg: bypass L1 (timing only)
             if m == "satfinite" and op in (OP["mma"], OP["wmma_mma"], OP["wgmma_mma"]):

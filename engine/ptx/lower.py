@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._ffi import E, ffi
-from . import cfg, regalloc, schedule
+from . import cfg, ifconvert, regalloc, schedule
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
 from .checks import check_arity, check_types
@@ -943,9 +943,24 @@ class Lowering:
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
         program = self._pack(infos)
         if self.schedule:
+            ifconvert.convert(program, _succ_fn)
+        # register pressure (hardware registers per thread, for occupancy) is measured in nvcc's order:
+        # ptxas schedules with an eye on pressure, our list scheduler does not, so the scheduled order
+        # would overstate it (sgemm_rb64: 112 against the 40 the driver's JIT allocates)
+        self.pressure = self.measure_pressure(program, fs)
+        if self.schedule:
             schedule.reorder(program, _succ_fn)
         self.allocate_registers(program, fs)
         return program
+
+    def measure_pressure(self, program, fs) -> dict[str, int]:
+        ir = regalloc.IRView(program.insts, program.opnds)
+        out = {}
+        for fi, f in zip(program.functions, fs):
+            inf = self.finfo[f.name]
+            widths = {inf["reg_base"] + k: w for k, w in inf["widths"].items()}
+            out[f.name] = regalloc.max_live(ir, fi.entry_pc, fi.end_pc, _succ_fn(program.insts, fi.entry_pc), widths)
+        return out
 
     def check_recursion(self, fs):
         """Refuse call cycles: .func frames and registers are static, one activation per function."""
@@ -1032,7 +1047,7 @@ class Lowering:
         callees = self._callee_closure(fs)
         for i, (fi, f) in enumerate(zip(program.functions, fs)):
             a = allocs[f.name]
-            rpt = a.pressure + max([allocs[c].pressure for c in callees[f.name]] or [0])
+            rpt = self.pressure[f.name] + max([self.pressure[c] for c in callees[f.name]] or [0])
             if f.kind == "entry":
                 fi.nregs = top if has_funcs else a.nslots
             else:
@@ -1144,7 +1159,8 @@ def _succ_fn(insts, start: int):
 
 def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:
     """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
-    schedule=False keeps nvcc's instruction order instead of ptxas-like list scheduling (schedule.py)."""
+    schedule=False keeps nvcc's code as written instead of the ptxas-like transformations (if-conversion
+    of short branches, ifconvert.py, then list scheduling within basic blocks, schedule.py)."""
     lw = Lowering(mod, source)
     lw.regalloc = regalloc
     lw.schedule = schedule

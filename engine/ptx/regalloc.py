@@ -176,6 +176,76 @@ def allocate(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
     return Allocation(mapping, nslots, peak)
 
 
+def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) -> int:
+    """Exact register pressure of a function: the largest number of 32-bit registers live at once
+    (64-bit values count 2, predicates not at all), from live-out sets per block and a backward scan
+    through each block. A lower bound of what an allocator needs; ptxas typically lands close to it."""
+    n = end - start
+    if n == 0:
+        return 0
+    ud = [ir.uses_defs(start + i) for i in range(n)]
+    starts = leaders(n, succ_of)
+    nb = len(starts)
+    block_of = {s: b for b, s in enumerate(starts)}
+    bounds = [(s, starts[b + 1] if b + 1 < nb else n) for b, s in enumerate(starts)]
+    succ = []
+    for s, e in bounds:
+        targets, falls, _ends = succ_of(e - 1)
+        out = [block_of[t] for t in targets if t in block_of]
+        if falls and e < n:
+            out.append(block_of[e])
+        succ.append(out)
+    gen, kill = [0] * nb, [0] * nb
+    for b, (s, e) in enumerate(bounds):
+        g = k = 0
+        for i in range(s, e):
+            uses, defs = ud[i]
+            for r in uses:
+                if not k & (1 << r):
+                    g |= 1 << r
+            if ir.guard[start + i] < 0 and ir.op[start + i] not in ALSO_READS_DST:
+                for r in defs:
+                    k |= 1 << r
+        gen[b], kill[b] = g, k
+    live_in, live_out = [0] * nb, [0] * nb
+    changed = True
+    while changed:
+        changed = False
+        for b in range(nb - 1, -1, -1):
+            out = 0
+            for t in succ[b]:
+                out |= live_in[t]
+            inn = gen[b] | (out & ~kill[b])
+            if out != live_out[b] or inn != live_in[b]:
+                live_out[b], live_in[b] = out, inn
+                changed = True
+    wide = 0
+    for r, w in widths.items():
+        if w > 32:
+            wide |= 1 << r
+
+    def weight(live: int) -> int:
+        return live.bit_count() + (live & wide).bit_count()
+
+    peak = 0
+    for b, (s, e) in enumerate(bounds):
+        live = live_out[b]
+        peak = max(peak, weight(live))
+        for i in range(e - 1, s - 1, -1):
+            uses, defs = ud[i]
+            # values defined here and read later are live across this point together with the uses
+            d = 0
+            for r in defs:
+                d |= 1 << r
+            peak = max(peak, weight(live | d))
+            if ir.guard[start + i] < 0 and ir.op[start + i] not in ALSO_READS_DST:
+                live &= ~d
+            for r in uses:
+                live |= 1 << r
+            peak = max(peak, weight(live))
+    return peak
+
+
 def _bits(x: int):
     while x:
         low = x & -x
