@@ -114,9 +114,10 @@ SCHEMA += [
     P("l2.hash", str, "xor", "", choices=tuple(L2_HASH)),
     P("l2.partitions", int, 1, "partitions", 1, 16, doc="L2 halves; far data is copied into the near one"),
     P("l2.far_latency_cycles", int, 0, "cycles", 0, 100000, doc="extra round trip to the far partition"),
-    P("l2.atomic_ops_per_cycle", float, 2.0, "ops/cycle", 0.001, 1000, doc="slice atomic unit throughput"),
-    P("l2.atomic_same_address_cycles", float, 1.5, "cycles", 0, 10000,
-      doc="serialisation of atomics on one address (read-modify-write)"),
+    P("l2.interleave_bytes", int, 128, "bytes", 32, 1 << 20,
+      doc="consecutive bytes mapped to one slice before the hash moves on"),
+    P("l2.atomic_packet_cycles", float, 1.5, "cycles", 0.01, 10000,
+      doc="slice atomic unit time per packet (the lanes of one request on one sector, distinct addresses)"),
     P("l2.atomic_latency_cycles", int, 30, "cycles", 1, 100000),
 
     P("dram.channels", int, 32, "channels", 1, 1024),

@@ -22,9 +22,11 @@ static inline uint32_t mix(uint64_t x) {
     return (uint32_t)x;
 }
 
+/* the slice owning a line: granules of l2.interleave_bytes go to slices by a hash (or in order) */
 static inline uint32_t slice_of(gs_tsim *ts, uint64_t line) {
-    if (ts->cfg.l2_hash == 0) return (uint32_t)(line % ts->cfg.l2_slices);
-    return mix(line) % ts->cfg.l2_slices;
+    uint64_t g = line * ts->cfg.l2_line_bytes / ts->cfg.l2_interleave_bytes;
+    if (ts->cfg.l2_hash == 0) return (uint32_t)(g % ts->cfg.l2_slices);
+    return mix(g) % ts->cfg.l2_slices;
 }
 
 static inline uint32_t channel_of(gs_tsim *ts, uint64_t addr) {
@@ -107,13 +109,16 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
         sl->c.valid[idx] |= bit;
         *sr = ready;
     }
-    if (kind == 2) {                                /* the slice's atomic unit */
+    if (kind == 2) {
+        /* the slice's atomic unit: the lanes of one request on this sector travel as packets of
+         * distinct addresses, so a sector needs as many packets as its most repeated address */
         sl->c.dirty[idx] |= bit;
         ts->st.l2_atomic_ops += nops;
-        uint64_t start = gs_cal_take(&sl->atomic, ready, ts->l2_atomic_cost * nops);
-        uint64_t serial = (uint64_t)(same * cf->l2_atomic_same_address_cycles + 0.5);
-        ready = start + serial + cf->l2_atomic_latency_cycles;
-        *sr = start + serial;                       /* the next atomic on this sector waits */
+        uint64_t cost = ts->l2_atomic_cost * (same ? same : 1);
+        uint64_t start = gs_cal_take(&sl->atomic, ready, cost);
+        uint64_t busy = (cost + 255) >> GS_FIX;
+        ready = start + busy + cf->l2_atomic_latency_cycles;
+        *sr = start + busy;                         /* later operations on this sector see its result */
     }
     return ready;
 }

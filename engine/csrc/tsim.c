@@ -27,7 +27,8 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
          c->l2_line_bytes / c->l2_sector_bytes <= 8, "bad l2 line/sector sizes");
     NEED(c->l2_slices >= 1 && c->l2_assoc >= 1 && c->l1_assoc >= 1, "l2.slices, l2.assoc, l1.assoc must be >= 1");
     NEED(c->l2_partitions >= 1 && c->l2_slices % c->l2_partitions == 0, "l2.slices must be a multiple of l2.partitions");
-    NEED(c->l2_atomic_ops_per_cycle > 0 && c->dram_write_efficiency > 0, "atomic and write rates must be > 0");
+    NEED(c->l2_atomic_packet_cycles > 0 && c->dram_write_efficiency > 0, "atomic and write rates must be > 0");
+    NEED(c->l2_interleave_bytes >= c->l2_line_bytes, "l2.interleave_bytes must be at least a line");
     NEED(c->dram_channels >= 1 && c->dram_banks >= 1 && c->dram_row_bytes >= 1, "dram sizes must be >= 1");
     NEED(c->l1_mshrs >= 1 && c->l1_lookups_per_cycle >= 1 && c->l1_bytes_per_cycle >= 1, "l1 rates must be >= 1");
     NEED(c->shared_banks >= 1 && c->shared_banks <= 128 && c->shared_bank_bytes >= 1, "bad shared banks");
@@ -81,7 +82,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->dram_sector_cost = (uint64_t)llround(c->l2_sector_bytes / dram_bpc * 256.0);
     if (ts->dram_sector_cost == 0) ts->dram_sector_cost = 1;
     ts->dram_sector_cost_w = (uint64_t)llround(ts->dram_sector_cost * c->dram_efficiency / c->dram_write_efficiency);
-    ts->l2_atomic_cost = (uint64_t)llround(256.0 / c->l2_atomic_ops_per_cycle);
+    ts->l2_atomic_cost = (uint64_t)llround(256.0 * c->l2_atomic_packet_cycles);
     if (ts->l2_atomic_cost == 0) ts->l2_atomic_cost = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
         ts->sms[s].part = (uint32_t)((uint64_t)s * c->l2_partitions / c->gpu_num_sms);

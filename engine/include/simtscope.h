@@ -349,8 +349,8 @@ typedef struct gs_tconfig {
     uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles;
     uint32_t icnt_latency_cycles, icnt_sm_bytes_per_cycle;
     uint32_t l2_size_kib, l2_slices, l2_line_bytes, l2_sector_bytes, l2_assoc, l2_hit_latency_cycles;
-    uint32_t l2_bytes_per_cycle, l2_hash, l2_partitions, l2_far_latency_cycles;
-    double l2_atomic_ops_per_cycle, l2_atomic_same_address_cycles;
+    uint32_t l2_bytes_per_cycle, l2_hash, l2_partitions, l2_far_latency_cycles, l2_interleave_bytes;
+    double l2_atomic_packet_cycles;
     uint32_t l2_atomic_latency_cycles;
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
