@@ -82,6 +82,12 @@ static void mem_args(const gs_warp *w, const gs_xinst *x, uint32_t m, int memi, 
 }
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
+/* remember every element address of this step of a fragment access for the timing model */
+static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
+    c->mext_size = es;
+    for (int l = 0; l < GS_WARP && c->nmext < sizeof c->mext / sizeof *c->mext; l++) c->mext[c->nmext++] = w->maddr[l];
+}
+
 GS_HANDLER(h_wmma_load) {
     frag f;
     frag_of((int)(x->aux & 0xff), x->sub, x->type, &f);
@@ -100,6 +106,7 @@ GS_HANDLER(h_wmma_load) {
             w->maddr[l] = addr + (col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j) * es;
         }
         if (e == 0) memcpy(first, w->maddr, sizeof first);
+        record_elements(c, w, (uint32_t)es);
         if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 0, ptr)) return GS_X_FAULT;
         for (int l = 0; l < GS_WARP; l++) {
             uint32_t v = 0;
@@ -115,7 +122,7 @@ GS_HANDLER(h_wmma_load) {
             w->R[x->ops[r] + l] = v;
         }
     });
-    memcpy(w->maddr, first, sizeof first);        /* the timing model sees each lane's first element */
+    memcpy(w->maddr, first, sizeof first);        /* the lanes' first elements; every element is in c->mext */
     w->msize = (uint8_t)(f.e * es);
     return GS_X_NEXT;
 }
@@ -138,6 +145,7 @@ GS_HANDLER(h_wmma_store) {
             w->maddr[l] = addr + (col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j) * es;
         }
         if (e == 0) memcpy(first, w->maddr, sizeof first);
+        record_elements(c, w, (uint32_t)es);
         if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 1, ptr)) return GS_X_FAULT;
         int r = e / f.p, q = e % f.p;
         for (int l = 0; l < GS_WARP; l++) {

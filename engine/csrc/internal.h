@@ -181,6 +181,11 @@ struct gs_ctx {
     bool faulted;
     gs_func_stats *stats;      /* may be NULL */
     gs_alloc *hot;             /* last global allocation hit (fast path) */
+    /* Accesses whose footprint is not one contiguous range per lane (wmma fragments): every element
+     * address, for the timing model's coalescer and bank model (nmext = 0: use the lanes' records). */
+    uint64_t mext[1024];
+    uint32_t nmext;
+    uint32_t mext_size;
 };
 
 /* ---- lane loops: full-mask path the compiler vectorises, sparse path over set bits ---- */

@@ -159,8 +159,27 @@ static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t,
 
 /* shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free).
  * Words are bucketed by bank, so the common conflict-free access costs one pass over the lanes. */
+static uint32_t shared_wavefronts_ext(gs_tsim *ts) {
+    /* fragment accesses: every element address; the hardware reads them in 128-byte wavefronts */
+    const gs_ctx *cx = &ts->ctx;
+    uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
+    uint16_t count[128] = {0};
+    uint64_t last[128];
+    uint32_t worst = 1;
+    for (uint32_t q = 0; q < cx->nmext; q++) {
+        uint64_t word = cx->mext[q] / bb;
+        uint32_t b = (uint32_t)(word & (banks - 1));
+        if (count[b] && last[b] == word) continue;
+        last[b] = word;
+        if (++count[b] > worst) worst = count[b];
+    }
+    uint32_t minwf = (cx->nmext * cx->mext_size + 127) / 128;
+    return worst > minwf ? worst : (minwf ? minwf : 1);
+}
+
 static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t *serial) {
     uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
+    if (ts->ctx.nmext) { *serial = 1; return shared_wavefronts_ext(ts); }
     uint32_t words = w->msize > bb ? w->msize / bb : 1;
     if (words == 1 && banks == 32 && !atomic) {     /* common case: one word per lane, no conflict */
         uint32_t touched = 0;
@@ -232,9 +251,17 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint8_t same_ops[4 * GS_WARP][8];
     uint32_t nl = 0;
     uint32_t size = w->msize ? w->msize : 4;
-    for (uint32_t m = w->mmask; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        uint64_t a = w->maddr[l], end = a + size;
+    const gs_ctx *cx = &ts->ctx;
+    int ext = cx->nmext > 0;
+    uint32_t nacc = ext ? cx->nmext : (uint32_t)__builtin_popcount(w->mmask);
+    uint32_t mm = w->mmask;
+    if (ext) size = cx->mext_size;
+    for (uint32_t q = 0; q < nacc; q++) {
+        int l = 0;
+        uint64_t a;
+        if (ext) a = cx->mext[q];
+        else { l = __builtin_ctz(mm); mm &= mm - 1; a = w->maddr[l]; }
+        uint64_t end = a + size;
         for (uint64_t s = a / sb * sb; s < end; s += sb) {
             uint64_t line = s / lb;
             uint32_t sec = (uint32_t)((s % lb) / sb);
@@ -246,7 +273,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             }
             masks[i] |= (uint8_t)(1u << sec);
             if (lane_ops[i][sec] < 255) lane_ops[i][sec]++;
-            if (atomic) {                               /* lanes on this very address serialise */
+            if (atomic && !ext) {                       /* lanes on this very address serialise */
                 uint32_t same = 0;
                 for (uint32_t m2 = w->mmask; m2; m2 &= m2 - 1)
                     same += w->maddr[__builtin_ctz(m2)] == a;
@@ -254,8 +281,25 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             }
         }
     }
-    ts->st.l1_requests += nl;
-    uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, ((uint64_t)nl << GS_FIX) / cf->l1_lookups_per_cycle);
+    /* tag lookups: one per line per request; a fragment access is one request per element (the
+     * code the driver's JIT emits for wmma.load/store on global memory: an LDG/STG per element) */
+    uint32_t lookups = nl;
+    if (ext) {
+        lookups = 0;
+        for (uint32_t q0 = 0; q0 < nacc; q0 += GS_WARP) {
+            uint64_t seen[GS_WARP];
+            uint32_t ns = 0;
+            for (uint32_t q = q0; q < q0 + GS_WARP && q < nacc; q++) {
+                uint64_t line = cx->mext[q] / lb;
+                uint32_t k = 0;
+                while (k < ns && seen[k] != line) k++;
+                if (k == ns) seen[ns++] = line;
+            }
+            lookups += ns;
+        }
+    }
+    ts->st.l1_requests += lookups;
+    uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, ((uint64_t)lookups << GS_FIX) / cf->l1_lookups_per_cycle);
     uint64_t done = t_tag + cf->l1_hit_latency_cycles;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
     for (uint32_t i = 0; i < nl; i++) {
@@ -349,7 +393,8 @@ uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, ui
         uint32_t wf = shared_wavefronts(ts, w, w->matomic, &serial);
         ts->st.shared_insts++;
         ts->st.shared_wavefronts += wf;
-        uint32_t minwf = (uint32_t)((__builtin_popcount(w->mmask) * w->msize + 127) / 128);
+        uint32_t minwf = ts->ctx.nmext ? (ts->ctx.nmext * ts->ctx.mext_size + 127) / 128
+                                        : (uint32_t)((__builtin_popcount(w->mmask) * w->msize + 127) / 128);
         if (wf > (minwf ? minwf : 1)) { ts->st.bank_conflicts += wf - (minwf ? minwf : 1); sm->iv_conflicts += wf - (minwf ? minwf : 1); }
         sm->iv_shared++;
         uint32_t busy = wf + (w->matomic ? (serial - 1) * cf->shared_atomic_cycles : 0);

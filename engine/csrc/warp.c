@@ -56,6 +56,7 @@ int gs_warp_step(gs_ctx *c, gs_warp *w) {
         t->pc++;
         return GS_X_NEXT;
     }
+    c->nmext = 0;
     int r = x->fn(c, w, x, m);
     if (r == GS_X_NEXT) w->stack[w->sp - 1].pc++;
     if (gs_warp_next_pc(w) < 0) w->state = GS_W_DONE;
