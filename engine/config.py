@@ -131,6 +131,9 @@ SCHEMA += [
     P("dram.row_miss_ns", float, 30.0, "ns", 0, 10000, doc="extra latency of a row-buffer miss"),
 
     P("record.interval_cycles", int, 256, "cycles", 1, 1 << 20, doc="counter sampling interval"),
+    P("sim.quantum_cycles", int, 32, "cycles", 1, 4096,
+      doc="simulator: each SM runs this far ahead before the next one (memory locality of the host); "
+          "1 = all SMs in lock-step. CTA placement waits at most this long; shared resources are calendars"),
     P("record.mem_sample_period", int, 64, "requests", 1, 1 << 20, doc="record 1 in N memory requests"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}

@@ -108,6 +108,14 @@ int gs_mem_resolve(gs_ctx *c, gs_warp *w, const gs_xinst *x, int space, uint32_t
             uint8_t *base = w->cta->shared;
             GS_LANES(m, l, ptr[l] = base + a[l]);
             return 0;
+        } else if (sp == GS_SPACE_PARAM && hi < c->param_bytes && size <= c->param_bytes - hi) {
+            uint8_t *base = (uint8_t *)c->params;      /* kernel parameters: read-only, usually uniform */
+            GS_LANES(m, l, ptr[l] = base + a[l]);
+            return 0;
+        } else if (sp == GS_SPACE_CONST && hi < c->prog->const_bytes && size <= c->prog->const_bytes - hi && !write) {
+            uint8_t *base = c->prog->const_bank;
+            GS_LANES(m, l, ptr[l] = base + a[l]);
+            return 0;
         }
     }
     for (uint32_t mm = m; mm; mm &= mm - 1) {     /* slow path: lane by lane, exact fault report */

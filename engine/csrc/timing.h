@@ -145,6 +145,7 @@ struct gs_tsim {
     uint32_t nslots, npreds;           /* per warp */
     uint64_t age;
     uint64_t last_issue_cycle;
+    uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed (kernel end) */
     gs_tstats st;
     uint64_t *pc_issued;               /* per pc */
     uint64_t *pc_stalls;               /* per pc * GS_WS__COUNT */

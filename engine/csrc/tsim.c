@@ -35,6 +35,7 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
     NEED(c->gpu_sm_clock_mhz > 0 && c->dram_bandwidth_gbps > 0 && c->dram_efficiency > 0, "clocks and bandwidth must be > 0");
     NEED(c->gpu_cta_dispatch_per_cycle > 0, "gpu.cta_dispatch_per_cycle must be > 0");
     NEED(c->record_interval_cycles >= 1 && c->record_mem_sample_period >= 1, "record periods must be >= 1");
+    NEED(c->sim_quantum_cycles >= 1, "sim.quantum_cycles must be >= 1");
     NEED(c->l1_carveouts_kib_count >= 1 && c->l1_carveouts_kib_count <= 16, "l1.carveouts_kib needs 1..16 values");
     for (int u = 0; u < GS_U__COUNT; u++)
         NEED(c->pipes_latency_cycles[u] >= 1 && c->pipes_interval_cycles[u] >= 1, "pipe %d: latency and interval must be >= 1", u);
@@ -286,6 +287,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     gs_rec_emit_event(ts, ts->now, 0, 0, 0);
     ts->rr = 0;
     ts->room = 1;
+    ts->last_free_cycle = ts->now;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) gs_tsm_refresh_next(ts, &ts->sms[s]);
     return GS_RUNNING;
 }
@@ -322,11 +324,13 @@ static void finish(gs_tsim *ts) {
 
 /* The GPU-wide CTA dispatcher: at most gpu.cta_dispatch_per_cycle CTAs per cycle, each to the next
  * SM in round-robin order that has room (so the first wave spreads CTA k to SM k mod n, as the
- * hardware's breadth-first distribution does). Returns the next cycle it wants to run, or GS_NEVER. */
-static uint64_t dispatch(gs_tsim *ts, uint64_t now) {
+ * hardware's breadth-first distribution does). Places every CTA whose dispatch slot falls before
+ * `end` (launched no earlier than `start`); returns the next slot it wants, or GS_NEVER. */
+static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
     const gs_tconfig *c = &ts->cfg;
     while (ts->next_cta < ts->total_ctas && ts->room) {
-        if ((uint64_t)ts->dispatch_next > now) return (uint64_t)ts->dispatch_next;
+        uint64_t slot = (uint64_t)ts->dispatch_next;
+        if (slot >= end) return slot;
         uint32_t n = c->gpu_num_sms, k = 0;
         gs_tsm *sm = NULL;
         for (; k < n; k++) {
@@ -334,11 +338,12 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t now) {
             if (cand->ctas_used < ts->ctas_per_sm) { sm = cand; break; }
         }
         if (!sm) { ts->room = 0; return GS_NEVER; }
+        uint64_t when = slot > start ? slot : start;
         ts->rr = (uint32_t)((sm->id + 1) % n);
-        if (gs_tsm_launch_cta(ts, sm, ts->next_cta, now)) return GS_NEVER;
+        if (gs_tsm_launch_cta(ts, sm, ts->next_cta, when)) return GS_NEVER;
         ts->next_cta++;
         double t = ts->dispatch_next + 1.0 / c->gpu_cta_dispatch_per_cycle;
-        ts->dispatch_next = t < (double)now ? (double)now : t;
+        ts->dispatch_next = t < (double)start ? (double)start : t;
         gs_tsm_refresh_next(ts, sm);
     }
     return GS_NEVER;
@@ -376,20 +381,25 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     }
     const gs_tconfig *c = &ts->cfg;
     uint64_t stop = ts->now + budget;
+    uint64_t q = c->sim_quantum_cycles ? c->sim_quantum_cycles : 1;
     while (ts->now < stop) {
-        uint64_t now = ts->now;
-        if (ts->rec.level >= 1 && now >= ts->next_interval) gs_rec_interval(ts, now);
-        uint64_t next = dispatch(ts, now);
+        /* one quantum [T, E): the dispatcher places CTAs, then each SM runs its cycles in [T, E) in
+         * turn (locality of the host's caches); shared resources take out-of-order bookings */
+        uint64_t T = ts->now, E = T + q;
+        if (ts->rec.level >= 1 && T >= ts->next_interval) gs_rec_interval(ts, T);
+        uint64_t next = dispatch(ts, T, E);
         if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
         for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
             gs_tsm *sm = &ts->sms[s];
-            if (sm->next_event <= now) {
+            while (sm->next_event < E) {
+                uint64_t now = sm->next_event < T ? T : sm->next_event;
                 gs_tsm_cycle(ts, sm, now);
                 if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
+                if (sm->next_event <= now) sm->next_event = now + 1;
             }
             if (sm->next_event < next) next = sm->next_event;
         }
-        if (ts->desc.max_cycles && now - ts->start_cycle > ts->desc.max_cycles) {
+        if (ts->desc.max_cycles && E - ts->start_cycle > ts->desc.max_cycles) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_LIMIT, -1, 0, 0, "cycle cap reached: %llu cycles (max_cycles)",
                          (unsigned long long)ts->desc.max_cycles);
             ts->status = GS_FAULTED;
@@ -405,13 +415,14 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             return GS_FAULTED;
         }
         if (all_idle(ts)) {
-            ts->now = max64(now, ts->last_issue_cycle + 1);
+            ts->now = max64(ts->last_free_cycle, ts->last_issue_cycle + 1);
+            if (ts->now < T) ts->now = T;
             finish(ts);
             return GS_DONE;
         }
-        if (ts->room && ts->next_cta < ts->total_ctas && next > now + 1) next = now + 1;
+        if (ts->room && ts->next_cta < ts->total_ctas && next > E) next = E;
         if (next == GS_NEVER) return deadlock(ts, out);
-        ts->now = next > now ? next : now + 1;
+        ts->now = next > E ? next : E;
     }
     return GS_RUNNING;
 }

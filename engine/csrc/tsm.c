@@ -250,6 +250,7 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         if (!tw->w || !tw->done) continue;
         if (tw->drain_at > now) { if (tw->drain_at < nd) nd = tw->drain_at; continue; }
         gs_tsm_account(ts, sm, tw, tw->drain_at);
+        if (tw->drain_at > ts->last_free_cycle) ts->last_free_cycle = tw->drain_at;
         if (sm->record_states) gs_rec_state(ts, sm, tw, tw->drain_at, GS_WS_IDLE, -1);
         ts->st.warp_cycles += tw->drain_at - tw->start;
         gs_tcta *tc = tw->cta;

@@ -357,6 +357,7 @@ typedef struct gs_tconfig {
     uint32_t dram_policy, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
     uint32_t record_interval_cycles, record_mem_sample_period;
+    uint32_t sim_quantum_cycles;
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */
