@@ -281,21 +281,32 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             }
         }
     }
-    /* tag lookups: one per line per request; a fragment access is one request per element (the
-     * code the driver's JIT emits for wmma.load/store on global memory: an LDG/STG per element) */
+    /* tag lookups: one per line per request. A fragment access (wmma.load/store) becomes one request
+     * per run of contiguous elements of a lane, up to the vector width the code generator can use.
+     * c->mext holds the element addresses as [element][lane]; runs are taken from lane 0's layout. */
     uint32_t lookups = nl;
     if (ext) {
+        /* widest vector access the driver's JIT uses for fragments with a run-time stride (alignment
+         * unknown): 32-bit loads, 64-bit stores (validation/sass/hgemm_wmma.sm90.jit.sass: LDG.E, STG.E.64) */
+        uint32_t vmax = write ? 8 : 4;
         lookups = 0;
-        for (uint32_t q0 = 0; q0 < nacc; q0 += GS_WARP) {
-            uint64_t seen[GS_WARP];
+        uint32_t ne = nacc / GS_WARP;
+        for (uint32_t e0 = 0; e0 < ne;) {
+            uint32_t e1 = e0 + 1;
+            while (e1 < ne && (e1 - e0 + 1) * size <= vmax && cx->mext[e1 * GS_WARP] == cx->mext[(e1 - 1) * GS_WARP] + size)
+                e1++;
+            uint64_t seen[2 * GS_WARP];
             uint32_t ns = 0;
-            for (uint32_t q = q0; q < q0 + GS_WARP && q < nacc; q++) {
-                uint64_t line = cx->mext[q] / lb;
-                uint32_t k = 0;
-                while (k < ns && seen[k] != line) k++;
-                if (k == ns) seen[ns++] = line;
+            for (uint32_t l = 0; l < GS_WARP; l++) {
+                uint64_t a0 = cx->mext[e0 * GS_WARP + l], a1 = a0 + (e1 - e0) * size - 1;
+                for (uint64_t line = a0 / lb; line <= a1 / lb; line++) {
+                    uint32_t k = 0;
+                    while (k < ns && seen[k] != line) k++;
+                    if (k == ns && ns < 2 * GS_WARP) seen[ns++] = line;
+                }
             }
             lookups += ns;
+            e0 = e1;
         }
     }
     ts->st.l1_requests += lookups;
