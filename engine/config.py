@@ -119,6 +119,8 @@ SCHEMA += [
     P("l2.atomic_packet_cycles", float, 1.5, "cycles", 0.01, 10000,
       doc="slice atomic unit time per packet (the lanes of one request on one sector, distinct addresses)"),
     P("l2.atomic_latency_cycles", int, 30, "cycles", 1, 100000),
+    P("l2.partial_write_cycles", float, 1.0, "cycles", 0.01, 10000,
+      doc="slice time of a write covering part of a sector (merged into the sector, ECC)"),
 
     P("dram.channels", int, 32, "channels", 1, 1024),
     P("dram.bandwidth_gbps", float, 4800.0, "GB/s", 1, 100000, doc="peak, all channels"),

@@ -16,8 +16,10 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     c->lru = calloc(n, sizeof *c->lru);
     c->valid = calloc(n, 1);
     c->dirty = calloc(n, 1);
+    c->part = calloc(n, 1);
     c->ready = calloc(n * c->nsect, sizeof *c->ready);
-    if (!c->tag || !c->lru || !c->valid || !c->dirty || !c->ready) {
+    c->wmask = calloc(n * c->nsect, sizeof *c->wmask);
+    if (!c->tag || !c->lru || !c->valid || !c->dirty || !c->part || !c->ready || !c->wmask) {
         gs_cache_free(c);
         return -1;
     }
@@ -25,7 +27,7 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
 }
 
 void gs_cache_free(gs_cache *c) {
-    free(c->tag); free(c->lru); free(c->valid); free(c->dirty); free(c->ready);
+    free(c->tag); free(c->lru); free(c->valid); free(c->dirty); free(c->part); free(c->ready); free(c->wmask);
     memset(c, 0, sizeof *c);
 }
 
@@ -36,7 +38,9 @@ void gs_cache_clear(gs_cache *c) {
     memset(c->lru, 0, n * sizeof *c->lru);
     memset(c->valid, 0, n);
     memset(c->dirty, 0, n);
+    memset(c->part, 0, n);
     memset(c->ready, 0, n * c->nsect * sizeof *c->ready);
+    memset(c->wmask, 0, n * c->nsect * sizeof *c->wmask);
     c->stamp = 0;
 }
 
@@ -60,9 +64,13 @@ int64_t gs_cache_alloc(gs_cache *c, uint64_t line, uint64_t set, uint64_t *ev_li
     }
     *ev_dirty = c->tag[best] ? (uint8_t)(c->dirty[best] & c->valid[best]) : 0;
     *ev_line = c->tag[best] ? c->tag[best] - 1 : 0;
+    c->ev_part = c->tag[best] ? (uint8_t)(c->part[best] & *ev_dirty) : 0;
     c->tag[best] = line + 1;
     c->lru[best] = ++c->stamp;
     c->valid[best] = 0;
     c->dirty[best] = 0;
+    c->part[best] = 0;
     return (int64_t)best;
 }
+
+uint8_t gs_cache_last_part(const gs_cache *c) { return c->ev_part; }

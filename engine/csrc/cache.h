@@ -12,8 +12,11 @@ typedef struct gs_cache {
     uint64_t *lru;        /* last-use stamp */
     uint8_t *valid;       /* sector masks */
     uint8_t *dirty;
+    uint8_t *part;        /* sectors holding only some written bytes (not fetched): a read must fill them */
+    uint32_t *wmask;      /* sets * assoc * nsect: bytes written of a partial sector (up to 32-byte sectors) */
     uint64_t *ready;      /* sets * assoc * nsect: cycle the sector's data is present */
     uint64_t stamp;
+    uint8_t ev_part;      /* partial sectors of the last victim */
 } gs_cache;
 
 /* Contract: lines = bytes / line_bytes must be a multiple of assoc; returns 0 or -1 (no memory). */
@@ -23,8 +26,10 @@ void gs_cache_clear(gs_cache *c);
 /* Contract: index (set * assoc + way) of `line` in `set`, or -1; a hit refreshes its LRU stamp. */
 int64_t gs_cache_find(gs_cache *c, uint64_t line, uint64_t set);
 /* Contract: installs `line` in `set` in the least recently used way and returns its index; the victim's
- * line number and dirty sector mask are returned (*ev_dirty = 0 when nothing dirty was evicted). */
+ * line number and dirty sector mask are returned (*ev_dirty = 0 when nothing dirty was evicted), and
+ * gs_cache_last_part() gives the victim's partially written sectors. */
 int64_t gs_cache_alloc(gs_cache *c, uint64_t line, uint64_t set, uint64_t *ev_line, uint8_t *ev_dirty);
 static inline uint64_t gs_cache_set(const gs_cache *c, uint64_t line) { return line % c->sets; }
+uint8_t gs_cache_last_part(const gs_cache *c);
 
 #endif

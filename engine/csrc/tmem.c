@@ -60,11 +60,13 @@ static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
  * near-partition copy and a miss returns 0 so that the caller forwards the access to the home slice.
  * Returns the cycle the slice has the answer (data for reads/atomics, acceptance for writes). */
 static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in) {
+                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask) {
     const gs_tconfig *cf = &ts->cfg;
     uint64_t line = addr / cf->l2_line_bytes;
     gs_l2slice *sl = &ts->l2[s];
-    uint64_t tin = gs_cal_take(&sl->port, t, ts->l2_sector_cost);
+    uint32_t full = cf->l2_sector_bytes >= 32 ? 0xffffffffu : ((1u << cf->l2_sector_bytes) - 1u);
+    int partial = kind == 1 && (wmask & full) != full;
+    uint64_t tin = gs_cal_take(&sl->port, t, partial ? ts->l2_partial_cost : ts->l2_sector_cost);
     if (t_in) *t_in = tin;
     uint64_t set = (line / cf->l2_slices) % sl->c.sets;
     uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
@@ -74,7 +76,7 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
     sl->iv_acc++;
     if (kind == 1) ts->st.l2_write_sectors++;
     else if (kind == 0) ts->st.l2_read_sectors++;
-    int hit = idx >= 0 && (sl->c.valid[idx] & bit);
+    int hit = idx >= 0 && (sl->c.valid[idx] & bit) && (kind == 1 || !(sl->c.part[idx] & bit));
     uint64_t ready;
     if (hit || kind == 1) {
         /* a write "hits": write-allocate without fetch (byte masks), as ncu counts it */
@@ -89,11 +91,23 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
         uint64_t evl;
         uint8_t evd;
         idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-        for (uint32_t k = 0; k < sl->c.nsect; k++)  /* write back dirty sectors of the victim */
-            if (evd & (1u << k)) dram_access(ts, evl * cf->l2_line_bytes + k * cf->l2_sector_bytes, tin, 1);
+        uint8_t evp = gs_cache_last_part(&sl->c);
+        for (uint32_t k = 0; k < sl->c.nsect; k++) {  /* write back dirty sectors of the victim; */
+            uint64_t va = evl * cf->l2_line_bytes + k * cf->l2_sector_bytes;
+            if (evp & (1u << k)) dram_access(ts, va, tin, 0);   /* a partial one is merged first (ECC) */
+            if (evd & (1u << k)) dram_access(ts, va, tin, 1);
+        }
     }
     uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
     if (kind == 1) {
+        /* a sector only partly written and never fetched keeps a byte mask; once every byte has been
+         * written it is complete (no merge with DRAM data needed on eviction) */
+        uint32_t *wm = &sl->c.wmask[(size_t)idx * sl->c.nsect + sec];
+        if (!(sl->c.valid[idx] & bit)) { *wm = 0; if (partial) sl->c.part[idx] |= bit; }
+        if (sl->c.part[idx] & bit) {
+            *wm |= wmask;
+            if ((*wm & full) == full) sl->c.part[idx] &= (uint8_t)~bit;
+        }
         sl->c.valid[idx] |= bit;
         if (home) sl->c.dirty[idx] |= bit;
         if (*sr < tin) *sr = tin;
@@ -107,6 +121,7 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
         ready = dram_access(ts, addr, tin + cf->l2_hit_latency_cycles, 0);
         if (t_dram) *t_dram = ready;
         sl->c.valid[idx] |= bit;
+        sl->c.part[idx] &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
         *sr = ready;
     }
     if (kind == 2) {
@@ -126,19 +141,19 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
 /* One sector at the L2 from an SM of partition `part`, arriving at t (see slice_access). With several
  * partitions, an address owned by a far partition is looked up in a copy in the near one first. */
 static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                          uint32_t same, uint64_t *t_dram) {
+                          uint32_t same, uint64_t *t_dram, uint32_t wmask) {
     const gs_tconfig *cf = &ts->cfg;
     uint64_t line = addr / cf->l2_line_bytes;
     uint32_t home = slice_of(ts, line);
     uint32_t sps = cf->l2_slices / cf->l2_partitions;
     if (cf->l2_partitions == 1 || home / sps == part)
-        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL);
+        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask);
     uint32_t near = part * sps + home % sps;
     uint64_t half = cf->l2_far_latency_cycles / 2, tin = 0;
     if (kind == 0) {
-        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin);
+        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin, 0);
         if (r) return r;
-        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL) + half;
+        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL, 0) + half;
         /* keep a copy in the near partition */
         gs_l2slice *sl = &ts->l2[near];
         uint64_t set = (line / cf->l2_slices) % sl->c.sets, evl;
@@ -151,9 +166,9 @@ static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t,
         return r;
     }
     /* writes update the near copy and go on to the home slice; atomics execute at home */
-    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin);
+    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin, wmask);
     else tin = t;
-    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL);
+    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask);
     return kind == 1 ? r : r + half;
 }
 
@@ -249,6 +264,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint8_t masks[4 * GS_WARP];
     uint8_t lane_ops[4 * GS_WARP][8];
     uint8_t same_ops[4 * GS_WARP][8];
+    uint32_t bytes_w[4 * GS_WARP][8];            /* byte mask written per sector (sectors <= 32 B) */
     uint32_t nl = 0;
     uint32_t size = w->msize ? w->msize : 4;
     const gs_ctx *cx = &ts->ctx;
@@ -269,10 +285,15 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             while (i < nl && lines[i] != line) i++;
             if (i == nl) {
                 if (nl == 4 * GS_WARP) break;
-                lines[nl] = line; masks[nl] = 0; memset(lane_ops[nl], 0, 8); memset(same_ops[nl], 0, 8); nl++;
+                lines[nl] = line; masks[nl] = 0; memset(lane_ops[nl], 0, 8); memset(same_ops[nl], 0, 8); memset(bytes_w[nl], 0, sizeof bytes_w[nl]); nl++;
             }
             masks[i] |= (uint8_t)(1u << sec);
             if (lane_ops[i][sec] < 255) lane_ops[i][sec]++;
+            {
+                uint64_t lo = a > s ? a - s : 0, hi = end < s + sb ? end - s : sb;
+                if (hi > lo && sb <= 32)
+                    bytes_w[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << lo);
+            }
             if (atomic && !ext) {                       /* lanes on this very address serialise */
                 uint32_t same = 0;
                 for (uint32_t m2 = w->mmask; m2; m2 &= m2 - 1)
@@ -354,7 +375,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             uint64_t t_l2in = t_out + cf->icnt_latency_cycles;
             uint64_t t_dram = 0;
             uint64_t t_l2 = l2_access(ts, sm->part, addr, t_l2in, atomic ? 2 : write, atomic ? lane_ops[i][sec] : 1,
-                                      atomic ? same_ops[i][sec] : 1, &t_dram);
+                                      atomic ? same_ops[i][sec] : 1, &t_dram, bytes_w[i][sec]);
             uint64_t t_back = t_l2 + cf->icnt_latency_cycles;
             uint64_t t_in = write ? t_back : gs_cal_take(&sm->icnt_in, t_back, ts->icnt_sector_cost);
             if (!write) {

@@ -84,6 +84,8 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (ts->dram_sector_cost == 0) ts->dram_sector_cost = 1;
     ts->dram_sector_cost_w = (uint64_t)llround(ts->dram_sector_cost * c->dram_efficiency / c->dram_write_efficiency);
     ts->l2_atomic_cost = (uint64_t)llround(256.0 * c->l2_atomic_packet_cycles);
+    ts->l2_partial_cost = (uint64_t)llround(256.0 * c->l2_partial_write_cycles);
+    if (ts->l2_partial_cost < ts->l2_sector_cost) ts->l2_partial_cost = ts->l2_sector_cost;
     if (ts->l2_atomic_cost == 0) ts->l2_atomic_cost = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
         ts->sms[s].part = (uint32_t)((uint64_t)s * c->l2_partitions / c->gpu_num_sms);

@@ -183,7 +183,14 @@ def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
     n = end - start
     if n == 0:
         return 0
-    ud = [ir.uses_defs(start + i) for i in range(n)]
+    # For the estimate a guarded write is an ordinary definition: an allocator (ptxas) sees that an
+    # if-converted value is only read under the same predicate. (Allocation itself stays conservative.)
+    ud = []
+    for i in range(n):
+        uses, defs = ir.uses_defs(start + i)
+        if defs and ir.guard[start + i] >= 0 and ir.op[start + i] not in ALSO_READS_DST:
+            uses = [r for r in uses if r not in defs]
+        ud.append((uses, defs))
     starts = leaders(n, succ_of)
     nb = len(starts)
     block_of = {s: b for b, s in enumerate(starts)}
@@ -203,7 +210,7 @@ def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
             for r in uses:
                 if not k & (1 << r):
                     g |= 1 << r
-            if ir.guard[start + i] < 0 and ir.op[start + i] not in ALSO_READS_DST:
+            if ir.op[start + i] not in ALSO_READS_DST:
                 for r in defs:
                     k |= 1 << r
         gen[b], kill[b] = g, k
@@ -238,7 +245,7 @@ def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
             for r in defs:
                 d |= 1 << r
             peak = max(peak, weight(live | d))
-            if ir.guard[start + i] < 0 and ir.op[start + i] not in ALSO_READS_DST:
+            if ir.op[start + i] not in ALSO_READS_DST:
                 live &= ~d
             for r in uses:
                 live |= 1 << r
