@@ -89,7 +89,7 @@ static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
 }
 
 GS_HANDLER(h_wmma_load) {
-    frag f;
+    frag f = {0};
     frag_of((int)(x->aux & 0xff), x->sub, x->type, &f);
     int col = (x->aux >> 8) & 1;
     int nregs = gs_top(x, 0)->kind == GS_OK_VEC ? gs_top(x, 0)->n : 1;
@@ -129,7 +129,7 @@ GS_HANDLER(h_wmma_load) {
 
 /* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], {regs}{, stride} */
 GS_HANDLER(h_wmma_store) {
-    frag f;
+    frag f = {0};
     frag_of((int)(x->aux & 0xff), GS_FRAG_D, x->type, &f);
     int col = (x->aux >> 8) & 1;
     int nregs = gs_top(x, 1)->kind == GS_OK_VEC ? gs_top(x, 1)->n : 1;
@@ -177,7 +177,7 @@ GS_HANDLER(h_wmma_mma) {
     int dt = x->type, at = x->type2 ? x->type2 : GS_T_F16;
     int ct = (int)((x->aux >> 16) & 0xff);
     if (!ct) ct = dt;
-    frag fa, fb, fc, fd;
+    frag fa = {0}, fb = {0}, fc = {0}, fd = {0};
     frag_of(shape, GS_FRAG_A, at, &fa);
     frag_of(shape, GS_FRAG_B, at, &fb);
     frag_of(shape, GS_FRAG_C, ct, &fc);
@@ -232,7 +232,7 @@ static int vec_len(const gs_ir_opnd *o) { return o->kind == GS_OK_VEC ? o->n : 0
 
 gs_handler gs_bind_wmma(const gs_xinst *x) {
     int shape = (int)(x->aux & 0xff), M, N, K;
-    frag f;
+    frag f = {0};
     switch (x->op) {
     case GS_OP_WMMA_LOAD: {
         if (!mnk(shape, &M, &N, &K) || x->ir->nopnd < 2 || x->ir->nopnd > 3) return NULL;

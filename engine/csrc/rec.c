@@ -6,6 +6,7 @@
  * so they can lag by up to one interval; gs_tsim_drain sorts them and only releases rows older than
  * the last closed interval, so every table reaches Python in cycle order.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include "timing.h"
 
@@ -142,6 +143,32 @@ void gs_rec_interval(gs_tsim *ts, uint64_t now) {
     }
 }
 
+static int cmp_event(const void *a, const void *b) {
+    const gs_rec_event *x = a, *y = b;
+    if (x->cycle != y->cycle) return x->cycle < y->cycle ? -1 : 1;
+    if (x->kind != y->kind) return (int)x->kind - (int)y->kind;
+    return (int)x->sm - (int)y->sm;
+}
+
+static int cmp_msample(const void *a, const void *b) {
+    const gs_rec_msample *x = a, *y = b;
+    if (x->t_issue != y->t_issue) return x->t_issue < y->t_issue ? -1 : 1;
+    return (int)x->sm - (int)y->sm;
+}
+
+/* rows of a time-ordered table that are final: everything before `mark` (rows are sorted first) */
+static size_t sort_and_mark(gs_recbuf *b, int (*cmp)(const void *, const void *), size_t tfield, uint64_t mark) {
+    qsort(b->data, b->rows, b->row_size, cmp);
+    size_t lo = 0, hi = b->rows;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        uint64_t t;
+        memcpy(&t, b->data + mid * b->row_size + tfield, 8);
+        if (t < mark) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 static int cmp_wstate(const void *a, const void *b) {
     const gs_rec_wstate *x = a, *y = b;
     if (x->cycle != y->cycle) return x->cycle < y->cycle ? -1 : 1;
@@ -159,6 +186,15 @@ uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows) {
     gs_recbuf *b = &ts->bufs[table];
     if (!b->rows) return 0;
     size_t avail = b->rows;
+    /* with SMs simulated a quantum apart, events and samples of different SMs arrive out of time
+     * order: only rows before the current cycle (which every SM has passed) are final */
+    if (!ts->finished && table == GS_REC_EVENTS)
+        avail = sort_and_mark(b, cmp_event, offsetof(gs_rec_event, cycle), ts->now);
+    else if (ts->finished && table == GS_REC_EVENTS)
+        qsort(b->data, b->rows, b->row_size, cmp_event);
+    if (table == GS_REC_MEM_SAMPLES)
+        avail = ts->finished ? (qsort(b->data, b->rows, b->row_size, cmp_msample), b->rows)
+                             : sort_and_mark(b, cmp_msample, offsetof(gs_rec_msample, t_issue), ts->now);
     if (table == GS_REC_WARP_STATES) {
         /* stable order: sort, then hold back rows not yet final (after the last closed interval) */
         qsort(b->data, b->rows, b->row_size, cmp_wstate);
