@@ -184,7 +184,9 @@ DONE:
     st = sim.launch(k, n // 256, 256, [buf, n]).stats
     bytes_per_cycle = (st["dram_read_bytes"] + st["dram_write_bytes"]) / st["gpu_sim_cycle"]
     peak = cfg["dram.bandwidth_gbps"] * 1e9 / (cfg["gpu.sm_clock_mhz"] * 1e6)
-    assert st["dram_read_bytes"] == n * 16
+    # every element read once; a few partly written sectors evicted before completion are merged
+    # with their DRAM data first (read-modify-write), so slightly more may be read
+    assert n * 16 <= st["dram_read_bytes"] <= n * 16 * 1.01
     assert bytes_per_cycle <= peak * cfg["dram.efficiency"] * 1.001
     assert bytes_per_cycle >= 0.7 * peak * cfg["dram.efficiency"]
 
