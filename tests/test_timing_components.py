@@ -175,10 +175,10 @@ def test_dram_bandwidth_saturates_at_the_configured_rate():
   add.u64 %addr, %base, %off;
   ld.global.cg.v4.u32 {%v, %acc, %i, %n}, [%addr];
   add.u32 %v, %v, %acc;
-  st.global.u32 [%addr], %v;
+  st.global.v4.u32 [%addr], {%v, %v, %v, %v};
 DONE:
   ret;""")
-    n = 1 << 22                                              # 64 MiB read, 16 MiB written
+    n = 1 << 22                                              # 64 MiB read, 64 MiB written back in place
     buf = sim.device.to_device(np.zeros(n * 4, np.uint32))
     sim.flush()
     st = sim.launch(k, n // 256, 256, [buf, n]).stats
