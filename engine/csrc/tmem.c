@@ -196,12 +196,12 @@ static uint32_t shared_wavefronts(gs_tsim *ts, gs_warp *w, int atomic, uint32_t 
     uint32_t banks = ts->cfg.shared_banks, bb = ts->cfg.shared_bank_bytes;
     if (ts->ctx.nmext) { *serial = 1; return shared_wavefronts_ext(ts); }
     uint32_t words = w->msize > bb ? w->msize / bb : 1;
-    if (words == 1 && banks == 32 && !atomic) {     /* common case: one word per lane, no conflict */
+    if (words == 1 && banks == 32 && bb == 4 && !atomic) {   /* common case: one word per lane, no conflict */
         uint32_t touched = 0;
         uint64_t first[32];
         int conflict = 0;
         for (uint32_t m = w->mmask; m; m &= m - 1) {
-            uint64_t word = w->maddr[__builtin_ctz(m)] / bb;
+            uint64_t word = w->maddr[__builtin_ctz(m)] >> 2;
             uint32_t b = (uint32_t)(word & 31);
             if (!(touched & (1u << b))) { touched |= 1u << b; first[b] = word; }
             else if (first[b] != word) { conflict = 1; break; }
