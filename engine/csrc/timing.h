@@ -31,27 +31,29 @@ static inline uint64_t gs_res_backlog(const gs_res *r, uint64_t now) {
     return nf > now ? nf - now : 0;
 }
 
-/* Per warp-slot timing state. */
+/* Per warp-slot timing state. The fields the scheduler reads for every warp every time it looks for
+ * one to issue come first (one cache line). */
 typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
+    uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
+    uint64_t throttle_until;           /* eligible by scoreboard but pipe busy until */
+    int32_t next_pc;
+    uint8_t next_unit;
+    uint8_t blocked;                   /* barrier */
+    uint8_t done;                      /* exited, draining until drain_at */
+    uint8_t wait_state;                /* state from the last issue until ready_at */
+    uint8_t throttle_state;
+    uint8_t rec_state;                 /* last recorded state (full recording) */
+    uint16_t slot;
+    uint64_t age;
+    /* colder */
     struct gs_tcta *cta;
     uint64_t *reg_ready;               /* per register slot: cycle the value is ready */
     uint8_t *reg_kind;                 /* wait state charged while waiting for it */
     uint64_t *pred_ready;
-    uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
     uint64_t acc_t;                    /* states accounted up to here */
-    uint64_t throttle_until;           /* eligible by scoreboard but pipe busy until */
     uint64_t drain_at;                 /* outstanding stores complete */
     uint64_t start;                    /* cycle the warp became resident */
-    uint64_t age;
-    int32_t next_pc;
-    uint8_t next_unit;
-    uint8_t wait_state;                /* state from the last issue until ready_at */
-    uint8_t throttle_state;
-    uint8_t blocked;                   /* barrier */
-    uint8_t done;                      /* exited, draining until drain_at */
-    uint8_t rec_state;                 /* last recorded state (full recording) */
-    uint16_t slot;
 } gs_tw;
 
 typedef struct gs_tcta {
