@@ -45,8 +45,8 @@ class TimingResult:
         return self.stats["warp_insts"]
 
 
-def stats_dict(st, clock_mhz: float) -> dict:
-    """GPGPU-Sim-style statistics from a gs_tstats."""
+def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
+    """GPGPU-Sim-style statistics from a gs_tstats. warp_slots: SMs x warps per SM (for gpu_occupancy)."""
     cyc = int(st.cycles)
     d = {
         "gpu_sim_cycle": cyc,
@@ -88,7 +88,7 @@ def stats_dict(st, clock_mhz: float) -> dict:
     d["L1D_hit_rate"] = 1.0 - d["L1D_miss_rate"] if (d["L1D_total_hits"] + d["L1D_total_misses"]) else 0.0
     d["L2_miss_rate"] = d["L2_total_misses"] / max(1, d["L2_total_accesses"])
     d["L2_hit_rate"] = d["L2_total_hits"] / max(1, d["L2_total_accesses"])
-    d["gpu_occupancy"] = (int(st.warp_cycles) / (cyc * 64 * 1.0)) if cyc else 0.0
+    d["gpu_occupancy"] = (int(st.warp_cycles) / (cyc * warp_slots)) if cyc and warp_slots else 0.0
     d["stall_cycles"] = {s: int(st.state_cycles[i]) for i, s in enumerate(recording.WARP_STATES)}
     issue = max(1, int(st.issue_cycles))
     d["stalls_per_issue"] = {s: int(st.state_cycles[i]) / issue for i, s in enumerate(recording.WARP_STATES)
@@ -145,6 +145,7 @@ class TimingSim:
             raise errors.SimError(f"configuration {self.config.name}: {ffi.string(err).decode()}")
         self._ptr = ffi.gc(p, lib.gs_tsim_destroy)
         self._dtypes = recording.table_dtypes()
+        self._warp_slots = self.config["gpu.num_sms"] * self.config["sm.max_warps"]
         self._kernel_id = 0
 
     def flush(self) -> None:
@@ -214,16 +215,17 @@ class TimingSim:
                 exc = Device.fault_exception(kernel.module, kernel.name, fault)
                 if sink is not None:
                     lib.gs_tsim_get_stats(self._ptr, tstats)
-                    d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"])
+                    d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
                     d["fault"] = str(exc)
                     sink.end(d, "faulted")
                 raise exc
             if progress:
                 lib.gs_tsim_get_stats(self._ptr, tstats)
-                progress(int(lib.gs_tsim_cycle(self._ptr)), int(tstats.warp_insts), 0, int(tstats.ctas))
+                progress(int(lib.gs_tsim_cycle(self._ptr)), int(tstats.warp_insts), int(tstats.ctas_done),
+                         int(tstats.ctas))
         wall = time.perf_counter() - t0
         lib.gs_tsim_get_stats(self._ptr, tstats)
-        d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"])
+        d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
         d["wall_s"] = wall
         self._kernel_id += 1
         if sink is not None:

@@ -431,6 +431,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
 
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out) {
     *out = ts->st;
+    out->ctas_done = ts->ctas_done;
     if (!ts->finished) {
         out->cycles = ts->now - ts->start_cycle;
         out->thread_insts = ts->fstats.thread_insts;

@@ -367,6 +367,7 @@ typedef struct gs_tstats {
     uint64_t warp_insts;           /* warp instructions issued */
     uint64_t thread_insts;         /* gpu_sim_insn: thread instructions (active lanes) */
     uint64_t ctas;
+    uint64_t ctas_done;
     uint64_t issue_cycles;         /* sum over schedulers of cycles with an issue */
     uint64_t warp_cycles;          /* sum over SMs and cycles of resident warps (occupancy) */
     uint64_t sm_active_cycles;     /* sum over SMs of cycles with a resident warp */
