@@ -136,7 +136,7 @@ def cmd_validate(a) -> int:
 
     if not a.functional:
         from .validate import validate
-        res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot)
+        res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot, jobs=a.jobs)
         return 0 if res["summary"]["failed"] == 0 else 1
     suite = load_suite(a.cases)
     cases = [c for c in suite.cases if not a.only or any(re.fullmatch(p.replace("*", ".*"), c.name) for p in a.only.split(","))]
@@ -209,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--config", default="h200")
     v.add_argument("--set", action="append", default=[])
     v.add_argument("--plot", help="correlation scatter PNG (timing validation)")
+    v.add_argument("--jobs", type=int, default=1, help="simulate this many cases at once (processes)")
     v.set_defaults(fn=cmd_validate)
 
     s = sub.add_parser("serve", help="start the web explorer")

@@ -57,53 +57,95 @@ def pearson(a: list[float], b: list[float]) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
+_SIM = {}
+
+
+def _simulate(args) -> tuple[dict, str]:
+    """Run one case in timing mode (in a worker process when --jobs > 1); returns (row, printed line)."""
+    config, overrides, cases_path, name, hw_case = args
+    key = (config, tuple(overrides or ()))
+    if key not in _SIM:
+        _SIM[key] = TimingSim(config, overrides=list(overrides or ()))
+    sim = _SIM[key]
+    c = load_suite(cases_path)[name]
+    t0 = time.perf_counter()
+    try:
+        run = sim.run_case(c)
+    except Exception as e:  # one broken case must not stop the others
+        return ({"name": name, "passed": False, "error": str(e), "sim_cycles": None, "hw_cycles": None,
+                 "warp_insts": 0, "wall_s": time.perf_counter() - t0}, f"{name:32s} ERROR {type(e).__name__}: {e}")
+    wall = time.perf_counter() - t0
+    if run.fault or run.timing is None:
+        return ({"name": name, "passed": False, "error": run.fault, "sim_cycles": None, "hw_cycles": None,
+                 "warp_insts": 0, "wall_s": wall}, f"{name:32s} FAULT {run.fault}")
+    st = run.timing.stats
+    h = hw_row(hw_case) if hw_case else {}
+    sim_dram = st["dram_read_bytes"] + st["dram_write_bytes"]
+    row = {"name": name, "passed": run.passed, "sim_cycles": st["gpu_sim_cycle"],
+           "hw_cycles": h.get("cycles"), "warp_insts": st["warp_insts"],
+           "hw_sass_warp_insts": h.get("sass_warp_insts"),
+           "sim_dram_bytes": sim_dram, "hw_dram_bytes": h.get("dram_bytes"),
+           "sim_l2_hit_rate": st["L2_hit_rate"], "hw_l2_hit_rate": h.get("l2_hit_rate"),
+           "sim_l1_hit_rate": st["L1D_hit_rate"], "hw_l1_hit_rate": h.get("l1_hit_rate"),
+           "sim_stalls": st["stalls_per_issue"], "hw_stalls": h.get("stalls"),
+           "occupancy_warps_per_sm": st["occupancy_warps_per_sm"], "wall_s": round(wall, 3),
+           "sim_rate_warp_insts_per_s": st["warp_insts"] / max(1e-9, st["wall_s"])}
+    err = (st["gpu_sim_cycle"] - h["cycles"]) / h["cycles"] if h.get("cycles") else float("nan")
+    ok = {True: "pass", False: "FAIL", None: "unchk"}[run.passed]
+    line = (f"{name:32s} {ok:5s} {st['gpu_sim_cycle']:11,d} {h.get('cycles') or 0:10,d} {100 * err:+6.1f}% "
+            f"{st['warp_insts']:11,d} {h.get('sass_warp_insts') or 0:11,d} "
+            f"{sim_dram / 1e6:7.1f}/{(h.get('dram_bytes') or 0) / 1e6:<7.1f} "
+            f"{st['L2_hit_rate']:6.2f}/{h.get('l2_hit_rate') or 0:<6.2f} "
+            f"{st['L1D_hit_rate']:6.2f}/{h.get('l1_hit_rate') or 0:<6.2f} "
+            f"{row['sim_rate_warp_insts_per_s'] / 1e6:6.2f}")
+    return row, line
+
+
+STALL_COLUMNS = ["long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "math_pipe_throttle",
+                 "not_selected", "drain"]
+
+
+def stall_table(rows, out) -> None:
+    """Warp-cycles per issued instruction by stall reason, simulated / measured (ncu's names)."""
+    out("")
+    out("stall reasons, warp-cycles per issue (sim/hw): " + ", ".join(STALL_COLUMNS))
+    for r in rows:
+        if not r.get("sim_stalls") or not r.get("hw_stalls"):
+            continue
+        cells = [f"{r['sim_stalls'].get(k, 0):5.1f}/{r['hw_stalls'].get(k, 0) or 0:<5.1f}" for k in STALL_COLUMNS]
+        out(f"{r['name']:32s} " + " ".join(cells))
+
+
 def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=None, out=print,
-             json_path=None, plot_path=None) -> dict:
+             json_path=None, plot_path=None, jobs: int = 1) -> dict:
     suite = load_suite(cases_path)
     hw_file = Path(hw_path) if hw_path else DEFAULT_HW
     hw_all = json.loads(hw_file.read_text())["cases"] if hw_file.is_file() else {}
-    sim = TimingSim(config, overrides=overrides or [])
+    sim = TimingSim(config, overrides=overrides or [])    # a bad configuration fails here, once
     cases = [c for c in suite.cases if not only or any(re.fullmatch(p.replace("*", ".*"), c.name)
                                                         for p in only.split(","))]
-    rows = []
     out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
         f"{'SASS winst':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} {'Mi/s':>6s}")
     t_all = time.perf_counter()
-    for c in cases:
-        t0 = time.perf_counter()
-        try:
-            run = sim.run_case(c)
-        except Exception as e:  # one broken case must not stop the others
-            out(f"{c.name:32s} ERROR {type(e).__name__}: {e}")
-            rows.append({"name": c.name, "passed": False, "error": str(e), "sim_cycles": None,
-                         "hw_cycles": None, "warp_insts": 0, "wall_s": time.perf_counter() - t0})
-            continue
-        wall = time.perf_counter() - t0
-        if run.fault or run.timing is None:
-            out(f"{c.name:32s} FAULT {run.fault}")
-            rows.append({"name": c.name, "passed": False, "error": run.fault, "sim_cycles": None,
-                         "hw_cycles": None, "warp_insts": 0, "wall_s": wall})
-            continue
-        st = run.timing.stats
-        h = hw_row(hw_all[c.name]) if c.name in hw_all else {}
-        sim_dram = st["dram_read_bytes"] + st["dram_write_bytes"]
-        row = {"name": c.name, "passed": run.passed, "sim_cycles": st["gpu_sim_cycle"],
-               "hw_cycles": h.get("cycles"), "warp_insts": st["warp_insts"],
-               "hw_sass_warp_insts": h.get("sass_warp_insts"),
-               "sim_dram_bytes": sim_dram, "hw_dram_bytes": h.get("dram_bytes"),
-               "sim_l2_hit_rate": st["L2_hit_rate"], "hw_l2_hit_rate": h.get("l2_hit_rate"),
-               "sim_l1_hit_rate": st["L1D_hit_rate"], "hw_l1_hit_rate": h.get("l1_hit_rate"),
-               "sim_stalls": st["stalls_per_issue"], "hw_stalls": h.get("stalls"),
-               "occupancy_warps_per_sm": st["occupancy_warps_per_sm"], "wall_s": round(wall, 3),
-               "sim_rate_warp_insts_per_s": st["warp_insts"] / max(1e-9, st["wall_s"])}
-        rows.append(row)
-        err = (st["gpu_sim_cycle"] - h["cycles"]) / h["cycles"] if h.get("cycles") else float("nan")
-        ok = {True: "pass", False: "FAIL", None: "unchk"}[run.passed]
-        out(f"{c.name:32s} {ok:5s} {st['gpu_sim_cycle']:11,d} {h.get('cycles') or 0:10,d} {100 * err:+6.1f}% "
-            f"{st['warp_insts']:11,d} {h.get('sass_warp_insts') or 0:11,d} "
-            f"{sim_dram / 1e6:7.1f}/{(h.get('dram_bytes') or 0) / 1e6:<7.1f} "
-            f"{st['L2_hit_rate']:6.2f}/{h.get('l2_hit_rate') or 0:<6.2f} {st['L1D_hit_rate']:6.2f}/{h.get('l1_hit_rate') or 0:<6.2f} "
-            f"{row['sim_rate_warp_insts_per_s'] / 1e6:6.2f}")
+    work = [(config, tuple(overrides or ()), str(suite.path), c.name, hw_all.get(c.name)) for c in cases]
+    results: dict[str, dict] = {}
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        # big cases first, so the pool does not end on one long case
+        order = sorted(work, key=lambda w: -((w[4] or {}).get("ncu", {}).get("smsp__inst_executed.sum") or 0))
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futs = [pool.submit(_simulate, w) for w in order]
+            for f in as_completed(futs):
+                row, line = f.result()
+                results[row["name"]] = row
+                out(line)
+    else:
+        for w in work:
+            row, line = _simulate(w)
+            results[row["name"]] = row
+            out(line)
+    rows = [results[c.name] for c in cases]
     good = [r for r in rows if r.get("sim_cycles") and r.get("hw_cycles")]
     summary = {
         "cases": len(rows),
@@ -120,6 +162,7 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
         "wall_s": round(time.perf_counter() - t_all, 1),
         "config": sim.config.name, "overrides": overrides or [],
     }
+    stall_table(rows, out)
     out("")
     out(f"cycles:   MAE {100 * summary['mae_cycles']:.1f}%   Pearson {summary['pearson_cycles']:.3f} "
         f"(log {summary['pearson_log_cycles']:.3f})   over {summary['compared']} cases")
