@@ -22,26 +22,33 @@
 
 typedef struct gs_cal {
     uint16_t *used;                 /* per cycle, fixed point */
+    uint16_t *skip;                 /* full cycle: distance to a later cycle that may have room (0: unknown) */
     uint64_t base;                  /* oldest cycle remembered */
     uint64_t first_free;            /* no free capacity in [base, first_free) */
 } gs_cal;
 
 static inline int gs_cal_init(gs_cal *c) {
     c->used = calloc(GS_CAL_SPAN, sizeof *c->used);
+    c->skip = calloc(GS_CAL_SPAN, sizeof *c->skip);
     c->base = c->first_free = 0;
-    return c->used ? 0 : -1;
+    return c->used && c->skip ? 0 : -1;
 }
-static inline void gs_cal_free(gs_cal *c) { free(c->used); c->used = NULL; }
+static inline void gs_cal_free(gs_cal *c) { free(c->used); free(c->skip); c->used = NULL; c->skip = NULL; }
 static inline void gs_cal_reset(gs_cal *c) {
     if (c->used) memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
+    if (c->skip) memset(c->skip, 0, GS_CAL_SPAN * sizeof *c->skip);
     c->base = c->first_free = 0;
 }
 
 /* forget cycles before `to` */
 static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
     if (to <= c->base) return;
-    if (to - c->base >= GS_CAL_SPAN) memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
-    else for (uint64_t k = c->base; k < to; k++) c->used[k & (GS_CAL_SPAN - 1)] = 0;
+    if (to - c->base >= GS_CAL_SPAN) {
+        memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
+        memset(c->skip, 0, GS_CAL_SPAN * sizeof *c->skip);
+    } else {
+        for (uint64_t k = c->base; k < to; k++) { c->used[k & (GS_CAL_SPAN - 1)] = 0; c->skip[k & (GS_CAL_SPAN - 1)] = 0; }
+    }
     c->base = to;
     if (c->first_free < to) c->first_free = to;
 }
@@ -51,7 +58,19 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     if (t < c->base) t = c->base;
     uint64_t k = t < c->first_free ? c->first_free : t;
     uint64_t end = c->base + GS_CAL_SPAN;
-    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) k++;
+    /* jump over full cycles with the skip distances, then compress the path (union-find style) */
+    uint64_t k0 = k;
+    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) {
+        uint16_t d = c->skip[k & (GS_CAL_SPAN - 1)];
+        k += d ? d : 1;
+    }
+    for (uint64_t j = k0; j < k && j < end;) {
+        uint16_t *sj = &c->skip[j & (GS_CAL_SPAN - 1)];
+        uint64_t nj = j + (*sj ? *sj : 1);
+        uint64_t dist = k - j;
+        *sj = (uint16_t)(dist > 0xffff ? 0xffff : dist);
+        j = nj;
+    }
     if (k >= end) return k;                       /* beyond the horizon: no queueing modelled */
     uint64_t start = k;
     while (cost && k < end) {
@@ -63,16 +82,21 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
         k++;
     }
     while (c->first_free < end && c->used[c->first_free & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL &&
-           c->first_free >= c->base)
-        c->first_free++;
+           c->first_free >= c->base) {
+        uint16_t d = c->skip[c->first_free & (GS_CAL_SPAN - 1)];
+        c->first_free += d ? d : 1;
+    }
     return start;
 }
 
 /* cycles of service already booked at or after `now` (a queue-depth figure for recording) */
 static inline uint64_t gs_cal_backlog(const gs_cal *c, uint64_t now) {
-    uint64_t k = now < c->base ? c->base : now, end = c->base + GS_CAL_SPAN, n = 0;
-    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) { k++; n++; }
-    return n;
+    uint64_t k = now < c->base ? c->base : now, end = c->base + GS_CAL_SPAN, k0 = k;
+    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) {
+        uint16_t d = c->skip[k & (GS_CAL_SPAN - 1)];
+        k += d ? d : 1;
+    }
+    return k - k0;
 }
 
 #endif

@@ -126,6 +126,7 @@ struct gs_tsim {
     uint64_t dram_sector_cost_w;       /* (writes) */
     uint64_t l2_atomic_cost;           /* fixed-point cycles per atomic packet */
     uint64_t l2_partial_cost;          /* fixed-point slice cycles of a write covering part of a sector */
+    uint32_t l1_line_shift, l1_sector_shift, l2_line_shift, l2_sector_shift;   /* log2 of the sizes */
     uint64_t dram_latency, dram_row_miss;
     uint64_t icnt_sector_cost, l2_sector_cost, l1_sector_cost;
     uint32_t l1_lines_max;

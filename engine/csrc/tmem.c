@@ -24,7 +24,7 @@ static inline uint32_t mix(uint64_t x) {
 
 /* the slice owning a line: granules of l2.interleave_bytes go to slices by a hash (or in order) */
 static inline uint32_t slice_of(gs_tsim *ts, uint64_t line) {
-    uint64_t g = line * ts->cfg.l2_line_bytes / ts->cfg.l2_interleave_bytes;
+    uint64_t g = (line << ts->l2_line_shift) / ts->cfg.l2_interleave_bytes;
     if (ts->cfg.l2_hash == 0) return (uint32_t)(g % ts->cfg.l2_slices);
     return mix(g) % ts->cfg.l2_slices;
 }
@@ -62,14 +62,14 @@ static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
 static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                              uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask) {
     const gs_tconfig *cf = &ts->cfg;
-    uint64_t line = addr / cf->l2_line_bytes;
+    uint64_t line = addr >> ts->l2_line_shift;
     gs_l2slice *sl = &ts->l2[s];
     uint32_t full = cf->l2_sector_bytes >= 32 ? 0xffffffffu : ((1u << cf->l2_sector_bytes) - 1u);
     int partial = kind == 1 && (wmask & full) != full;
     uint64_t tin = gs_cal_take(&sl->port, t, partial ? ts->l2_partial_cost : ts->l2_sector_cost);
     if (t_in) *t_in = tin;
     uint64_t set = (line / cf->l2_slices) % sl->c.sets;
-    uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
+    uint32_t sec = (uint32_t)((addr & (cf->l2_line_bytes - 1)) >> ts->l2_sector_shift);
     uint8_t bit = (uint8_t)(1u << sec);
     int64_t idx = gs_cache_find(&sl->c, line, set);
     ts->st.l2_sectors++;
@@ -143,7 +143,7 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
 static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                           uint32_t same, uint64_t *t_dram, uint32_t wmask) {
     const gs_tconfig *cf = &ts->cfg;
-    uint64_t line = addr / cf->l2_line_bytes;
+    uint64_t line = addr >> ts->l2_line_shift;
     uint32_t home = slice_of(ts, line);
     uint32_t sps = cf->l2_slices / cf->l2_partitions;
     if (cf->l2_partitions == 1 || home / sps == part)
@@ -160,7 +160,7 @@ static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t,
         uint8_t evd;
         int64_t idx = gs_cache_find(&sl->c, line, set);
         if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-        uint32_t sec = (uint32_t)((addr % cf->l2_line_bytes) / cf->l2_sector_bytes);
+        uint32_t sec = (uint32_t)((addr & (cf->l2_line_bytes - 1)) >> ts->l2_sector_shift);
         sl->c.valid[idx] |= (uint8_t)(1u << sec);
         sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;
         return r;
@@ -270,6 +270,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     const gs_ctx *cx = &ts->ctx;
     int ext = cx->nmext > 0;
     uint32_t nacc = ext ? cx->nmext : (uint32_t)__builtin_popcount(w->mmask);
+    const uint32_t ls = ts->l1_line_shift, ss = ts->l1_sector_shift;   /* sizes are powers of two */
     uint32_t mm = w->mmask;
     if (ext) size = cx->mext_size;
     for (uint32_t q = 0; q < nacc; q++) {
@@ -278,9 +279,9 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
         if (ext) a = cx->mext[q];
         else { l = __builtin_ctz(mm); mm &= mm - 1; a = w->maddr[l]; }
         uint64_t end = a + size;
-        for (uint64_t s = a / sb * sb; s < end; s += sb) {
-            uint64_t line = s / lb;
-            uint32_t sec = (uint32_t)((s % lb) / sb);
+        for (uint64_t s = a >> ss << ss; s < end; s += sb) {
+            uint64_t line = s >> ls;
+            uint32_t sec = (uint32_t)((s & (lb - 1)) >> ss);
             uint32_t i = 0;
             while (i < nl && lines[i] != line) i++;
             if (i == nl) {

@@ -27,6 +27,9 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
          c->l2_line_bytes / c->l2_sector_bytes <= 8, "bad l2 line/sector sizes");
     NEED(c->l2_slices >= 1 && c->l2_assoc >= 1 && c->l1_assoc >= 1, "l2.slices, l2.assoc, l1.assoc must be >= 1");
     NEED(c->l2_partitions >= 1 && c->l2_slices % c->l2_partitions == 0, "l2.slices must be a multiple of l2.partitions");
+    NEED(!(c->l1_line_bytes & (c->l1_line_bytes - 1)) && !(c->l1_sector_bytes & (c->l1_sector_bytes - 1)) &&
+         !(c->l2_line_bytes & (c->l2_line_bytes - 1)) && !(c->l2_sector_bytes & (c->l2_sector_bytes - 1)),
+         "line and sector sizes must be powers of two");
     NEED(c->l2_atomic_packet_cycles > 0 && c->dram_write_efficiency > 0, "atomic and write rates must be > 0");
     NEED(c->l2_interleave_bytes >= c->l2_line_bytes, "l2.interleave_bytes must be at least a line");
     NEED(c->dram_channels >= 1 && c->dram_banks >= 1 && c->dram_row_bytes >= 1, "dram sizes must be >= 1");
@@ -85,6 +88,10 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->dram_sector_cost_w = (uint64_t)llround(ts->dram_sector_cost * c->dram_efficiency / c->dram_write_efficiency);
     ts->l2_atomic_cost = (uint64_t)llround(256.0 * c->l2_atomic_packet_cycles);
     ts->l2_partial_cost = (uint64_t)llround(256.0 * c->l2_partial_write_cycles);
+    ts->l1_line_shift = (uint32_t)__builtin_ctz(c->l1_line_bytes);
+    ts->l1_sector_shift = (uint32_t)__builtin_ctz(c->l1_sector_bytes);
+    ts->l2_line_shift = (uint32_t)__builtin_ctz(c->l2_line_bytes);
+    ts->l2_sector_shift = (uint32_t)__builtin_ctz(c->l2_sector_bytes);
     if (ts->l2_partial_cost < ts->l2_sector_cost) ts->l2_partial_cost = ts->l2_sector_cost;
     if (ts->l2_atomic_cost == 0) ts->l2_atomic_cost = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
