@@ -70,6 +70,44 @@ def bucket_hist(m: np.ndarray, step: int, a0: int, nb: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.parametrize("shift", [0, 2, 6])
+def test_bucket_durations_in_c_equal_counting_cycle_by_cycle(rng, shift):
+    from webapp.store.lod import bucket_durations, bucket_durations_np
+    nkeys, nst, lo, nb = 7, 5, 1000, 9
+    n = 300
+    key = rng.integers(0, nkeys, n)
+    start = rng.integers(lo - 40, lo + (nb << shift) + 40, n)
+    end = start + rng.integers(0, 3 << shift, n) + rng.integers(0, 2, n) * rng.integers(0, 40 << shift, n)
+    state = rng.integers(0, nst, n)
+    got = bucket_durations(key, start, end, state, nkeys, lo, nb, shift, nst)
+    want = np.zeros((nb, nkeys, nst), np.int64)            # by counting every cycle of every run
+    for k, a, b, st in zip(key, start, end, state):
+        for c in range(max(a, lo), min(b, lo + (nb << shift))):
+            want[(c - lo) >> shift, k, st] += 1
+    assert np.array_equal(got, want)
+    assert np.array_equal(bucket_durations_np(key, start, end, state, nkeys, lo, nb, shift, nst), want)
+    with pytest.raises(ValueError, match="a key >= 7 or a state >= 5"):
+        bucket_durations(np.r_[key, 7], np.r_[start, lo], np.r_[end, lo + 1], np.r_[state, 0], nkeys, lo, nb,
+                         shift, nst)
+
+
+def test_dominant_levels_fold_pairs_and_break_ties_to_the_first_state(rng):
+    from webapp.store.lod import dominant, dominant_levels, pairwise
+    h = rng.integers(0, 4, (8, 5, 3)).astype(np.int64)      # small counts: many ties
+    ids = np.array([2, 5, 9])
+    ref, want = h.copy(), []
+    for _ in range(4):
+        want.append(dominant(ref, ids))
+        ref = pairwise(ref) if len(ref) > 1 else ref
+    got = list(dominant_levels(h, ids, 4))
+    assert [g.shape for g in got] == [(8, 5), (4, 5), (2, 5), (1, 5)]
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert np.array_equal(h[0], ref[0])                      # the last level's histogram is left in h[0]
+    with pytest.raises(TypeError, match="C-contiguous int64"):
+        next(dominant_levels(h[:, :, :2], ids[:2], 1))
+
+
 def test_codec_round_trips_structured_plain_and_subarrays(rng):
     from engine.recording import SM_COUNTER_DT
     a = np.zeros(500, SM_COUNTER_DT)

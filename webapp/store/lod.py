@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine._ffi import ffi, lib
 from engine.recording import NSTATES, STATE_INDEX
 
 from .layout import NOT_RESIDENT
@@ -17,6 +18,20 @@ _NOT_RES = np.array([STATE_INDEX[s] for s in NOT_RESIDENT])
 
 def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int,
                      nstates: int = NSTATES) -> np.ndarray:
+    """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates); see
+    bucket_durations_np for the definition. One pass over the runs in C (engine/csrc/lod.c): exact
+    integer sums without numpy's dense float scatter, the largest cost of storing full recordings."""
+    cols = [np.ascontiguousarray(a, np.int64) for a in (key, start, end, state)]
+    out = np.zeros((nb, nkeys, nstates), np.int64)
+    p = [ffi.from_buffer("int64_t[]", a) for a in cols]
+    if lib.gs_lod_durations(*p, len(cols[0]), int(lo), int(nb), int(shift), int(nkeys), int(nstates),
+                            ffi.from_buffer("int64_t[]", out)) < 0:
+        raise ValueError(f"bucket_durations: a key >= {nkeys} or a state >= {nstates} among the runs")
+    return out
+
+
+def bucket_durations_np(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int,
+                        nstates: int = NSTATES) -> np.ndarray:
     """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates).
 
     Bucket i covers [lo + i * 2^shift, lo + (i + 1) * 2^shift); runs [start, end) are clipped to the nb
@@ -124,6 +139,25 @@ def dominant(h: np.ndarray, state_ids: np.ndarray | None = None) -> np.ndarray:
     entries are the states `state_ids` (ascending; default all states)."""
     i = argmax_last(h)
     return (i if state_ids is None else np.asarray(state_ids)[i]).astype(np.uint8)
+
+
+def dominant_levels(h: np.ndarray, state_ids, levels: int):
+    """For `levels` successive levels from h (int64 (nb, nkeys, nstates) histograms over the states
+    `state_ids`), yields the dominant state (ties: the lowest entry) of every (bucket, key) as uint8
+    (nb_level, nkeys); each next level sums the previous one's bucket pairs. Works in place in C
+    (engine/csrc/lod.c): after the last level, h[0] holds that level's first histogram."""
+    if not (h.flags.c_contiguous and h.dtype == np.int64):
+        raise TypeError("dominant_levels needs a C-contiguous int64 array (it folds in place)")
+    nb, nk, ns = h.shape
+    ids = np.ascontiguousarray(state_ids, np.uint8)
+    if len(ids) != ns or ns == 0:
+        raise ValueError(f"dominant_levels: {len(ids)} state ids for {ns} histogram entries")
+    hp, ip = ffi.from_buffer("int64_t[]", h), ffi.from_buffer("uint8_t[]", ids)
+    for i in range(levels):
+        dom = np.empty((nb, nk), np.uint8)
+        lib.gs_lod_dominant_fold(hp, nb, nk, ns, ip, ffi.from_buffer("uint8_t[]", dom), int(i < levels - 1))
+        yield dom
+        nb //= 2
 
 
 def argmax_last(h: np.ndarray) -> np.ndarray:

@@ -15,7 +15,8 @@ from engine.recording import NSTATES, STATE_INDEX, WARP_STATE_DT
 
 from . import codec
 from .layout import CARRY_DT, DELTA, SEG, SEG_SHIFT, SLOT_LEVELS, STRIP_LEVELS, WS_DT
-from .lod import SumPyramid, bucket_durations, dominant, expand_states, pairwise, runs_of, strip
+from .lod import (SumPyramid, bucket_durations, dominant, dominant_levels, expand_states, pairwise, runs_of,
+                  strip)
 from .runfile import ChunkBuffer, put_blob
 
 IDLE = STATE_INDEX["idle"]
@@ -76,7 +77,9 @@ class WarpStateBuilder:
 
     # ------------------------------------------------------------------ one segment
     def _seal(self, s0: int, s1: int) -> None:
-        if self.pending:
+        if len(self.pending) == 1:                             # views of the rows left by the last seal
+            cols = self.pending[0]
+        elif self.pending:
             cols = {f: np.concatenate([p[f] for p in self.pending]) for f in FIELDS}
         else:
             cols = {f: np.zeros(0, WARP_STATE_DT.fields[f][0]) for f in FIELDS}
@@ -90,8 +93,8 @@ class WarpStateBuilder:
         key = key[order]
         self._write_raw(s0, s1, seg, key)
         keys, starts, ends, states, _ = runs_of(key, seg["cycle"], seg["state"], self.carry["state"], s0, s1)
-        ids = np.unique(seg["state"]) if len(key) else np.zeros(0, np.int64)
-        ids = np.union1d(ids, np.unique(self.carry["state"])).astype(np.int64)   # the states present
+        present = np.bincount(seg["state"], minlength=NSTATES) + np.bincount(self.carry["state"], minlength=NSTATES)
+        ids = np.flatnonzero(present)                                      # the states present
         lut = np.zeros(NSTATES, np.int64)
         lut[ids] = np.arange(len(ids))
         self._strips(s0, s1, keys, starts, ends, lut[states], ids)
@@ -138,7 +141,7 @@ class WarpStateBuilder:
 
     def _slots(self, s0, s1, key, keys, starts, ends, cstates, ids) -> None:
         L0 = SLOT_LEVELS[0]
-        active = np.unique(key)
+        active = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key.astype(np.int64)   # key is sorted
         const = np.ones(self.nkeys, bool)
         const[active] = False
         compact = np.full(self.nkeys, -1, np.int64)
@@ -146,15 +149,14 @@ class WarpStateBuilder:
         ck = compact[keys]
         sel = ck >= 0
         h = bucket_durations(ck[sel], starts[sel], ends[sel], cstates[sel], len(active), s0, SEG >> L0, L0, len(ids))
-        for L in range(L0, SEG_SHIFT + 1):                                  # h: (buckets, active slot, states)
-            if L > L0:
-                h = pairwise(h)
-            nb = -(-(s1 - s0) >> L)
+        nsm = len(self.sms)
+        for L, dact in zip(range(L0, SEG_SHIFT + 1), dominant_levels(h, ids, SEG_SHIFT + 1 - L0)):
+            nb = -(-(s1 - s0) >> L)                                         # h: (buckets, active slot, states)
             dom = np.repeat(self.carry["state"][None, :], nb, axis=0)       # constant slots keep their state
-            dom[:, active] = dominant(h[:nb], ids)
-            dom = dom.reshape(nb, len(self.sms), self.slots)
+            dom[:, active] = dact[:nb]
+            dom = dom.reshape(nb, nsm, self.slots).transpose(1, 0, 2).copy()   # (sm, bucket, slot)
             for i, sm in enumerate(self.sms):
-                self.buf.add("slot", L, sm, s0, s0 + (nb << L), np.ascontiguousarray(dom[:, i]))
+                self.buf.add("slot", L, sm, s0, s0 + (nb << L), dom[i])
         total = np.zeros((self.nkeys, NSTATES), np.int64)                    # the whole segment per slot
         total[active[:, None], ids[None, :]] = h[0]
         total[np.flatnonzero(const), self.carry["state"][const]] = s1 - s0
@@ -164,5 +166,6 @@ class WarpStateBuilder:
     def _emit_slot(self, L: int, b: int, n: int, h: np.ndarray) -> None:
         dom = dominant(h)                                                     # (n, nkeys)
         lo = b << L
+        dom = dom.reshape(n, len(self.sms), self.slots).transpose(1, 0, 2).copy()   # (sm, bucket, slot)
         for i, sm in enumerate(self.sms):
-            self.buf.add("slot", L, sm, lo, lo + (n << L), np.ascontiguousarray(dom[:, i * self.slots:(i + 1) * self.slots]))
+            self.buf.add("slot", L, sm, lo, lo + (n << L), dom[i])
