@@ -187,7 +187,7 @@ typedef struct gs_ir_inst {
     uint8_t guard_neg; /* 1: @!p */
     int32_t target;    /* bra: target PC; call: callee entry PC; else -1 */
     int32_t rpc;       /* bra: reconvergence PC (immediate post-dominator), -1 = function exit */
-    uint32_t aux;      /* op-specific: mma/wmma shape and layout code (see engine/ptx/lower.py) */
+    uint32_t aux;      /* op-specific: mma/wmma shape and layout code (see engine/ptx/decode.py) */
     uint32_t line;     /* PTX source line (1-based) */
 } gs_ir_inst;
 
