@@ -244,6 +244,7 @@ def test_snapshot_matches_the_rows(recorded, rng):
             if len(rows):
                 assert snap["warps"]["pc"][slot] == rows["pc"][-1]
                 assert snap["warps"]["since"][slot] == rows["cycle"][-1]
+                assert snap["warps"]["active"][slot] == rows["active"][-1]
                 assert snap["warps"]["text"][slot] == tee.meta["kernels"][0]["pc_text"][rows["pc"][-1]]
         req = tee.table("mem_samples")
         live = (req["t_issue"] <= cyc) & (req["t_return"] > cyc)
@@ -310,3 +311,22 @@ def test_a_run_file_is_portable_and_readable_while_written(tmp_path, recorded):
     SyntheticSim(ctas=150, seed=2).run(p, flush_rows=2500)
     assert all(s == "running" for s, _ in p.seen)
     assert p.seen[-1][1] >= SEG and RunReader(tmp_path / "live.simtrun").status == "done"
+
+
+def test_a_run_file_of_another_format_is_refused_by_name(tmp_path):
+    import json
+    import sqlite3
+
+    from webapp.store import runfile
+    from webapp.store.layout import FORMAT
+    path = tmp_path / "old.simtrun"
+    SyntheticSim(ctas=4, level="summary").run(RunWriter(path))
+    assert runfile.is_run_file(path) == (True, "")
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value=? WHERE key='format'", (json.dumps("simtscope-run/1"),))
+    con.commit()
+    con.close()
+    ok, why = runfile.is_run_file(path)
+    assert not ok and "'simtscope-run/1'" in why and repr(FORMAT) in why
+    with pytest.raises(ValueError, match=r"old.simtrun: run file format 'simtscope-run/1', this simtscope reads"):
+        RunReader(path)

@@ -248,6 +248,46 @@ def test_gto_keeps_issuing_from_one_warp_lrr_rotates():
     assert seqs["gto"][:6] == [0] * 6                        # greedy: the oldest warp until it stalls
 
 
+LANE_LOOP = """
+  .reg .pred %p;
+  .reg .b32 %t, %i, %a;
+  .reg .b64 %out, %off;
+  mov.u32 %t, %tid.x;
+  mov.u32 %i, 0;
+  mov.u32 %a, 0;
+  setp.ge.u32 %p, %i, %t;
+  @%p bra DONE;
+LOOP:
+  add.u32 %a, %a, %i;
+  add.u32 %i, %i, 1;
+  setp.lt.u32 %p, %i, %t;
+  @%p bra LOOP;
+DONE:
+  ld.param.u64 %out, [p_buf];
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %out, %out, %off;
+  st.global.u32 [%out], %a;
+  ret;
+"""
+
+
+def test_recorded_active_masks_follow_divergence():
+    """Lane t loops t times: in iteration j the loop body runs on the lanes t > j, so the recorded issues
+    of the body carry the masks 0xfffffffe, 0xfffffffc, ...; the store after the loop runs on every lane."""
+    sim = TimingSim("h200", record="full")
+    k = load_kernel(sim, LANE_LOOP)
+    out = sim.device.to_device(np.zeros(32, np.uint32))
+    sel = _selected_order(sim, k, [out, 0], 1, 32)
+    text = k.module.program.pc_text
+    body = [i for i, t in enumerate(text) if t.startswith("add.u32") and "%i;" in t]
+    store = [i for i, t in enumerate(text) if t.startswith("st.global")]
+    assert len(body) == 1 and len(store) == 1
+    masks = sel["active"][sel["pc"] == body[0]].tolist()
+    assert masks == [(0xFFFFFFFF << (j + 1)) & 0xFFFFFFFF for j in range(31)]
+    assert sel["active"][sel["pc"] == store[0]].tolist() == [0xFFFFFFFF]
+    assert np.array_equal(sim.device.from_device(out, np.uint32, 32), [t * (t - 1) // 2 for t in range(32)])
+
+
 @pytest.mark.parametrize("block,shared,limit,ctas", [
     (1024, 0, "warps", 2),                                   # 64 warps / 32 per CTA
     (64, 0, "ctas", 32),                                     # the CTA slot limit

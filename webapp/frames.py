@@ -160,7 +160,7 @@ def snapshot_groups(reader, cycle: int, sm: int) -> dict:
     w = s.get("warps")
     if w is not None:
         out["warps"] = wire.group(cycle, 0, len(w["state"]), {
-            "state": w["state"], "pc": w["pc"], "cta": w["cta"], "since": w["since"] - cycle,
+            "state": w["state"], "pc": w["pc"], "cta": w["cta"], "active": w["active"], "since": w["since"] - cycle,
             "until": np.where(w["until"] >= 0, w["until"] - cycle, -1)}, text=w["text"])
         r = s["requests"]
         out["requests"] = wire.group(cycle, 0, len(r["level"]), {

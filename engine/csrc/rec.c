@@ -56,6 +56,8 @@ void gs_rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state,
     r->state = (uint8_t)state;
     r->cta = tw->cta ? tw->cta->cta.linear : 0xffffffffu;
     r->pc = pc >= 0 ? (uint32_t)pc : 0xffffffffu;
+    const gs_warp *w = tw->w;       /* the lanes of the reconvergence-stack top, which runs `pc` next */
+    r->active = (w && pc >= 0 && w->sp > 0) ? w->stack[w->sp - 1].mask & w->live : 0;
 }
 
 void gs_rec_emit_event(gs_tsim *ts, uint64_t cycle, int kind, int sm, uint32_t cta) {

@@ -387,8 +387,9 @@ typedef struct gs_tstats {
 enum gs_rec_table { GS_REC_WARP_STATES = 0, GS_REC_SM_COUNTERS, GS_REC_MEM_COUNTERS, GS_REC_EVENTS,
                     GS_REC_MEM_SAMPLES, GS_REC_PC_STATS, GS_REC__COUNT };
 typedef struct gs_rec_wstate {
-    uint64_t cycle; uint32_t cta; uint32_t pc; uint16_t sm; uint16_t slot; uint8_t state; uint8_t pad[3];
-} gs_rec_wstate;
+    uint64_t cycle; uint32_t cta; uint32_t pc; uint32_t active; uint16_t sm; uint16_t slot; uint8_t state;
+    uint8_t pad[7];
+} gs_rec_wstate;    /* active: the lanes that execute `pc` (0 when no warp) */
 typedef struct gs_rec_smc {
     uint64_t cycle0; uint32_t issued; uint32_t thread_insts; uint32_t state_hist[GS_WS__COUNT];
     uint32_t l1_accesses; uint32_t l1_hits; uint32_t l1_misses; uint32_t shared_accesses; uint32_t bank_conflicts;

@@ -101,6 +101,8 @@ def test_scrubbing_with_the_keys_steps_the_cursor_and_the_inspector_follows(page
         texts = page.locator("table.warps tbody tr").all_inner_texts()
         for slot in np.flatnonzero(~np.isin(w["state"], [STATE_INDEX["idle"]]))[:8]:
             assert str(int(w["pc"][slot])) in texts[slot]
+            m = int(w["active"][slot])
+            assert f"0x{m:08x} {bin(m).count('1')}/32" in texts[slot]
     expect(page).to_have_url(re.compile(f"cursor={cur}(&|$)"))
     shot(page, "inspector")
 

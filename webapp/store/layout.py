@@ -31,7 +31,7 @@ import numpy as np
 from engine.recording import (EVENT_DT, MEM_COUNTER_DT, MEM_SAMPLE_DT, NSTATES, PC_STATS_DT, SM_COUNTER_DT,
                               WARP_STATE_DT)
 
-FORMAT = "simtscope-run/1"
+FORMAT = "simtscope-run/2"             # /2: warp states carry the active mask
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,7 +58,7 @@ DELTA = {"sm_counters": ("cycle0",), "mem_counters": ("cycle0",), "events": ("cy
 WS_DT = np.dtype([(n, WARP_STATE_DT.fields[n][0]) for n in ("cycle", "slot", "state", "cta", "pc")] +
                  [(n, WARP_STATE_DT.fields[n][0]) for n in WARP_STATE_DT.names
                   if n not in ("cycle", "slot", "state", "cta", "pc", "sm") and not n.startswith("pad")])
-CARRY_DT = np.dtype([("state", "u1"), ("cta", "<u4"), ("pc", "<u4"), ("since", "<u8")])
+CARRY_DT = np.dtype([("state", "u1"), ("cta", "<u4"), ("pc", "<u4"), ("since", "<u8"), ("active", "<u4")])
 
 CTR_GPU_FIELDS = ("issued", "thread_insts", "warps_active", "ctas_active", "l1_accesses", "l1_hits",
                   "l1_misses", "shared_accesses", "bank_conflicts", "mshr_used", "ldst_queue")

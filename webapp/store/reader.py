@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codec, runfile
-from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES, SLOT_LEVELS,
-                     STRIP_LEVELS, chunk_spec)
+from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, FORMAT, KERNEL_DT, RAW_TABLES,
+                     SLOT_LEVELS, STRIP_LEVELS, chunk_spec)
 from .lod import dominant_sparse, runs_of
 
 MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
@@ -27,6 +27,11 @@ class RunReader:
         self.path = Path(path)
         self.con = runfile.connect(self.path, readonly=True)
         self.refresh()
+        found = self.meta.get("format")
+        if found is not None and found != FORMAT:           # None: a file its writer is still creating
+            self.con.close()
+            raise ValueError(f"{self.path.name}: run file format {found!r}, this simtscope reads {FORMAT!r} "
+                             "(simulate the run again)")
 
     def close(self) -> None:
         self.con.close()

@@ -41,8 +41,11 @@ def is_run_file(path: str | Path) -> tuple[bool, str]:
             con.close()
     except (OSError, sqlite3.DatabaseError) as e:
         return False, f"unreadable run file ({e})"
-    if not row or json.loads(row[0]) != FORMAT:
+    if not row:
         return False, f"not a {FORMAT} file"
+    found = json.loads(row[0])
+    if found != FORMAT:
+        return False, f"run file format {found!r}, this simtscope reads {FORMAT!r} (simulate the run again)"
     return True, ""
 
 

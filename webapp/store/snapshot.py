@@ -14,7 +14,8 @@ _LEVEL_COLS = ["t_issue", "t_l1", "t_icnt", "t_l2", "t_dram", "t_return"]
 
 
 def warps_at(reader, sm: int, cycle: int) -> dict:
-    """Per slot of `sm` at `cycle`: state, pc, cta, since (start of the run), until (its end, -1 unknown)."""
+    """Per slot of `sm` at `cycle`: state, pc, cta, active (the lanes that run pc), since (start of the run),
+    until (its end, -1 unknown)."""
     slots = reader.slots
     rows = reader.chunks("ws", 0, sm, cycle, cycle + 1)
     if not rows:
@@ -23,19 +24,20 @@ def warps_at(reader, sm: int, cycle: int) -> dict:
     ws = reader.decode("ws", n, data)
     carry = np.frombuffer(extra, CARRY_DT)
     state, pc, cta = carry["state"].astype(np.int64), carry["pc"].astype(np.int64), carry["cta"].astype(np.int64)
-    since = carry["since"].astype(np.int64)
+    since, active = carry["since"].astype(np.int64), carry["active"].copy()
     past = ws[ws["cycle"] <= cycle]                      # rows are sorted by (slot, cycle)
     if len(past):
         last = np.r_[past["slot"][1:] != past["slot"][:-1], True]
         s = past["slot"][last].astype(np.int64)
         state[s], pc[s], cta[s], since[s] = past["state"][last], past["pc"][last], past["cta"][last], past["cycle"][last]
+        active[s] = past["active"][last]
     until = np.full(slots, -1, np.int64)
     fut = ws[ws["cycle"] > cycle]
     if len(fut):
         first = np.r_[True, fut["slot"][1:] != fut["slot"][:-1]]
         until[fut["slot"][first].astype(np.int64)] = fut["cycle"][first]
     return {"sm": sm, "cycle": cycle, "state": state.astype(np.uint8), "pc": pc.astype(np.uint32),
-            "cta": cta.astype(np.uint32), "since": since, "until": until}
+            "cta": cta.astype(np.uint32), "active": active.astype(np.uint32), "since": since, "until": until}
 
 
 def instruction_text(reader, pcs: np.ndarray, kernel: int = 0) -> list[str]:

@@ -104,6 +104,7 @@ class WarpStateBuilder:
             k = key[last]
             self.carry["state"][k], self.carry["cta"][k] = seg["state"][last], seg["cta"][last]
             self.carry["pc"][k], self.carry["since"][k] = seg["pc"][last], seg["cycle"][last]
+            self.carry["active"][k] = seg["active"][last]
         self.seg0 = s1
 
     def _write_raw(self, s0, s1, seg, key) -> None:

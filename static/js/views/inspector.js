@@ -79,7 +79,7 @@ export class Inspector {
     if (!this.rows || this.rows.length !== w.n || !pane.contains(this.rows[0] && this.rows[0].tr)) {
       pane.innerHTML = `<table class="warps"><thead><tr><th>slot</th><th>CTA</th><th>state</th>
         <th title="cycles spent in this state so far">for</th><th title="cycles until the state changes">until</th>
-        <th>PC</th><th>PTX instruction</th><th title="active mask (when the recorder records it)">active mask</th></tr></thead>
+        <th>PC</th><th>PTX instruction</th><th title="the lanes that execute this PC (reconvergence-stack top)">active mask</th></tr></thead>
         <tbody>${Array.from({ length: w.n }, (_, i) => `<tr data-slot="${i}"><td>${i}</td><td></td>
           <td><span class="swatch"></span><span class="state"></span></td><td class="num"></td><td class="num"></td>
           <td class="num"></td><td class="code"></td><td class="muted"></td></tr>`).join('')}</tbody></table>`;
@@ -107,7 +107,10 @@ export class Inspector {
   _mask(c, i, resident) {
     const m = c.mask || c.active_mask || c.active;
     if (!resident) return '';
-    return m ? '0x' + (m[i] >>> 0).toString(16).padStart(8, '0') : '<span title="not recorded by this engine version">–</span>';
+    if (!m) return '<span title="not recorded in this run file">–</span>';
+    let v = m[i] >>> 0, n = 0;
+    for (let x = v; x; x &= x - 1) n++;
+    return `<span class="code">0x${v.toString(16).padStart(8, '0')}</span> <span title="active lanes">${n}/32</span>`;
   }
 
   _memory(f) {
