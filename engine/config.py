@@ -20,7 +20,7 @@ UNITS = ["int", "fp32", "fp16", "fp64", "sfu", "tensor", "ldst", "branch", "barr
 SCHEDULERS = ["gto", "lrr", "two_level"]
 ICACHE = ["ideal", "model"]
 L2_HASH = ["linear", "xor"]
-DRAM_POLICY = ["fcfs", "open_row"]
+DRAM_POLICY = ["fcfs", "open_row", "fr_fcfs"]
 
 
 class ConfigError(ValueError):
@@ -127,7 +127,10 @@ SCHEMA += [
     P("dram.efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, reads"),
     P("dram.write_efficiency", float, 0.9, "fraction", 0.05, 1.0, doc="sustained fraction of peak, writes"),
     P("dram.latency_ns", float, 400.0, "ns", 1, 100000, doc="from the slice to data back at the slice"),
-    P("dram.policy", str, "open_row", "", choices=tuple(DRAM_POLICY)),
+    P("dram.policy", str, "open_row", "", choices=tuple(DRAM_POLICY),
+      doc="fcfs: fixed latency; open_row: arrival order, a request to another row than the bank's open one "
+          "pays row_miss_ns; fr_fcfs: as open_row, but a request to a row that a still-queued request of the "
+          "same bank uses is served with it (first-ready: a row hit)"),
     P("dram.banks", int, 16, "banks/channel", 1, 1024),
     P("dram.row_bytes", int, 1024, "bytes", 64, 65536),
     P("dram.row_miss_ns", float, 30.0, "ns", 0, 10000, doc="extra latency of a row-buffer miss"),

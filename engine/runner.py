@@ -57,19 +57,21 @@ def run_case(case: Case, dev: Device | None = None, max_warp_insts: int = 0, kee
     kernel, args, inputs, bufs = prepare(case, dev)
     res, timing = None, None
     try:
-        if launcher is None:
-            res = dev.launch(kernel, case.grid, case.block, args, shared=case.shared, max_warp_insts=max_warp_insts)
-        else:
-            res, timing = launcher(kernel, case, args)
-    except errors.KernelFault as e:
-        return CaseRun(case.name, False, {}, None, time.perf_counter() - t0, fault=str(e))
-    outs = {name: dev.from_device(bufs[name]) for name in case.outputs}
-    passed, errs = case.check(inputs, outs)
-    run = CaseRun(case.name, passed, errs, res, time.perf_counter() - t0,
-                  outputs=outs if keep_outputs else {}, timing=timing)
-    for b in bufs.values():
-        dev.free(b)
-    return run
+        try:
+            if launcher is None:
+                res = dev.launch(kernel, case.grid, case.block, args, shared=case.shared,
+                                 max_warp_insts=max_warp_insts)
+            else:
+                res, timing = launcher(kernel, case, args)
+        except errors.KernelFault as e:
+            return CaseRun(case.name, False, {}, None, time.perf_counter() - t0, fault=str(e))
+        outs = {name: dev.from_device(bufs[name]) for name in case.outputs}
+        passed, errs = case.check(inputs, outs)
+        return CaseRun(case.name, passed, errs, res, time.perf_counter() - t0,
+                       outputs=outs if keep_outputs else {}, timing=timing)
+    finally:                    # freed on every path: the next case on this device sees fresh addresses
+        for b in bufs.values():
+            dev.free(b)
 
 
 def save_outputs(run: CaseRun, directory: Path) -> None:

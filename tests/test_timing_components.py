@@ -248,6 +248,56 @@ def test_gto_keeps_issuing_from_one_warp_lrr_rotates():
     assert seqs["gto"][:6] == [0] * 6                        # greedy: the oldest warp until it stalls
 
 
+ROW_INTERLEAVED = """
+  .reg .pred %p;
+  .reg .b32 %t, %i, %n, %v, %acc, %r, %c;
+  .reg .b64 %base, %addr, %off;
+  ld.param.u64 %base, [p_buf];
+  ld.param.u32 %n, [p_n];
+  mov.u32 %t, %tid.x;
+  and.b32 %r, %t, 3;                // lane % 4: one of four DRAM rows (4 KiB apart)
+  shr.u32 %c, %t, 2;                // lane / 4: the sector within 256 bytes
+  shl.b32 %r, %r, 12;
+  shl.b32 %c, %c, 5;
+  add.u32 %r, %r, %c;
+  mov.u32 %i, 0;
+  mov.u32 %acc, 0;
+LOOP:
+  shl.b32 %c, %i, 8;
+  add.u32 %c, %c, %r;
+  cvt.u64.u32 %off, %c;
+  add.u64 %addr, %base, %off;
+  ld.global.cg.u32 %v, [%addr];
+  add.u32 %acc, %acc, %v;
+  add.u32 %i, %i, 1;
+  setp.lt.u32 %p, %i, %n;
+  @%p bra LOOP;
+  st.global.u32 [%base], %acc;
+  ret;
+"""
+
+
+def test_fr_fcfs_groups_queued_requests_to_a_row_that_open_row_keeps_reopening():
+    """One bank, one slow channel: each load's two lines per row arrive alternating between four rows
+    (r0 r1 r2 r3 r0 r1 r2 r3). In arrival order (open_row) every line reopens its row: 8 row misses per
+    load; first-ready FCFS serves each row's second line with its still-queued first: 4 per load. The
+    next load waits for the previous one (its sum depends on it), so nothing is queued across loads."""
+    stats = {}
+    for policy in ("open_row", "fr_fcfs"):
+        sim = TimingSim("h200", overrides=["dram.channels=1", "dram.banks=1", "dram.row_bytes=4096",
+                                           "dram.bandwidth_gbps=20", f"dram.policy={policy}"])
+        k = load_kernel(sim, ROW_INTERLEAVED)
+        buf = sim.device.to_device(np.ones(4 * 4096 // 4, np.uint32))
+        sim.flush()
+        stats[policy] = sim.launch(k, 1, 32, [buf, 16]).stats
+    o, f = stats["open_row"], stats["fr_fcfs"]
+    accesses = o["dram_row_hits"] + o["dram_row_misses"]
+    assert accesses == f["dram_row_hits"] + f["dram_row_misses"] >= 16 * 32
+    assert o["dram_row_misses"] == 16 * 8
+    assert f["dram_row_misses"] == 16 * 4
+    assert f["gpu_sim_cycle"] < o["gpu_sim_cycle"]
+
+
 LANE_LOOP = """
   .reg .pred %p;
   .reg .b32 %t, %i, %a;
@@ -335,6 +385,22 @@ def test_identical_inputs_give_identical_statistics_and_recordings(suite):
     a, b = one(), one()
     assert a[0] == b[0]
     assert a[1] == b[1]
+
+
+def test_a_case_gives_the_same_statistics_whatever_ran_before_it_on_the_simulator(suite):
+    """run_case flushes the GPU (caches, row buffers, timeline) and frees its buffers, so a case's
+    statistics do not depend on the cases simulated before it (validate --jobs reuses simulators)."""
+    sim = TimingSim("h200")
+
+    def stats(name):
+        st = dict(sim.run_case(suite[name]).timing.stats)
+        st.pop("wall_s")
+        return st
+    first = stats("saxpy_1M")
+    stats("softmax_4096x128")
+    assert stats("saxpy_1M") == first
+    assert first == {k: v for k, v in TimingSim("h200").run_case(suite["saxpy_1M"]).timing.stats.items()
+                     if k != "wall_s"}
 
 
 @pytest.mark.parametrize("name", list_configs())

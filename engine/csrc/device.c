@@ -67,6 +67,16 @@ int gs_free(gs_device *d, uint64_t addr) {
             d->allocated -= d->allocs[i].size;
             memmove(&d->allocs[i], &d->allocs[i + 1], (d->nallocs - i - 1) * sizeof *d->allocs);
             d->nallocs--;
+            /* the next allocation goes right after the last live one (with its guard gap): a device
+             * whose buffers are all freed hands out the addresses of a fresh one, so a simulation's
+             * addresses (and with them L2 slices, DRAM channels and rows) do not depend on history */
+            if (d->nallocs) {
+                const gs_alloc *last = &d->allocs[d->nallocs - 1];
+                d->next_base = (last->base + ((last->size + GS_ALLOC_ALIGN - 1) & ~(GS_ALLOC_ALIGN - 1)) +
+                                GS_GUARD_GAP + 0xffff) & ~0xffffull;
+            } else {
+                d->next_base = GS_GLOBAL_BASE;
+            }
             return 0;
         }
     }

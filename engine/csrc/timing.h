@@ -13,6 +13,7 @@
 
 #define GS_NEVER UINT64_MAX
 #define GS_FIX 8                       /* resource times in 1/256 cycle */
+#define GS_FR_ROWS 8                   /* fr_fcfs: distinct rows per bank whose queued requests are tracked */
 
 /* A bandwidth resource. Contract: gs_res_take(r, t, cost) returns the cycle at which a request that
  * arrives at t starts service; the resource is then busy for cost/256 cycles. */
@@ -106,7 +107,8 @@ typedef struct gs_l2slice {
 
 typedef struct gs_dram {
     gs_cal bus;
-    uint64_t *open_row;                /* per bank */
+    uint64_t *open_row;                /* per bank GS_FR_ROWS rows + 1 (0: none); entry 0 is the open row */
+    uint64_t *row_used;                /* per bank and entry: when that row last served a request */
     uint32_t iv_rd, iv_wr;
 } gs_dram;
 

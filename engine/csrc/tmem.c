@@ -33,23 +33,38 @@ static inline uint32_t channel_of(gs_tsim *ts, uint64_t addr) {
     return mix((addr >> 8) * 0x9E3779B97F4A7C15ull >> 7) % ts->cfg.dram_channels;
 }
 
+/* Row buffer of the bank `addr` maps to, for a request arriving at t and served from `start`: 1 on a
+ * row miss. open_row: a hit only on the bank's open row (arrival order). fr_fcfs (first-ready FCFS)
+ * also serves a request with an earlier request to the same row that was still queued when it arrived
+ * (served at or after t): the scheduler groups them, so it is a hit without reopening that row. */
+static int row_miss(gs_tsim *ts, gs_dram *d, uint64_t addr, uint64_t t, uint64_t start) {
+    uint64_t row = addr / ts->cfg.dram_row_bytes;
+    size_t bank = (size_t)(mix(row) % ts->cfg.dram_banks) * GS_FR_ROWS;
+    uint64_t *rows = d->open_row + bank, *used = d->row_used + bank;
+    uint32_t k = 0;
+    if (ts->cfg.dram_policy == 2)
+        while (k < GS_FR_ROWS && rows[k] != row + 1) k++;
+    if (k < GS_FR_ROWS && rows[k] == row + 1 && (k == 0 || used[k] >= t)) {
+        if (start > used[k]) used[k] = start;
+        ts->st.dram_row_hits++;
+        return 0;
+    }
+    /* a row miss: the row opens (entry 0); the others shift down, the oldest is forgotten */
+    uint32_t last = k < GS_FR_ROWS ? k : GS_FR_ROWS - 1;
+    for (uint32_t j = last; j > 0; j--) { rows[j] = rows[j - 1]; used[j] = used[j - 1]; }
+    rows[0] = row + 1;
+    used[0] = start;
+    ts->st.dram_row_misses++;
+    return 1;
+}
+
 /* DRAM read or write of one sector arriving at the channel at t; returns when the data is back at
  * the slice (reads) or written (writes). */
 static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
     gs_dram *d = &ts->dram[channel_of(ts, addr)];
     uint64_t start = gs_cal_take(&d->bus, t, write ? ts->dram_sector_cost_w : ts->dram_sector_cost);
     uint64_t lat = ts->dram_latency;
-    if (ts->cfg.dram_policy == 1) {                 /* open-row: a row-buffer miss costs extra */
-        uint64_t row = addr / ts->cfg.dram_row_bytes;
-        uint32_t bank = (uint32_t)(mix(row) % ts->cfg.dram_banks);
-        if (d->open_row[bank] != row + 1) {
-            d->open_row[bank] = row + 1;
-            lat += ts->dram_row_miss;
-            ts->st.dram_row_misses++;
-        } else {
-            ts->st.dram_row_hits++;
-        }
-    }
+    if (ts->cfg.dram_policy >= 1 && row_miss(ts, d, addr, t, start)) lat += ts->dram_row_miss;
     if (write) { ts->st.dram_write_bytes += ts->cfg.l2_sector_bytes; d->iv_wr += ts->cfg.l2_sector_bytes; }
     else { ts->st.dram_read_bytes += ts->cfg.l2_sector_bytes; d->iv_rd += ts->cfg.l2_sector_bytes; }
     return start + lat;
@@ -451,6 +466,8 @@ void gs_tmem_flush(gs_tsim *ts) {
         gs_cache_clear(&ts->sms[s].icache);
     }
     for (uint32_t i = 0; i < ts->cfg.l2_slices; i++) gs_cache_clear(&ts->l2[i].c);
-    for (uint32_t i = 0; i < ts->cfg.dram_channels; i++)
-        memset(ts->dram[i].open_row, 0, ts->cfg.dram_banks * sizeof(uint64_t));
+    for (uint32_t i = 0; i < ts->cfg.dram_channels; i++) {
+        memset(ts->dram[i].open_row, 0, ts->cfg.dram_banks * GS_FR_ROWS * sizeof(uint64_t));
+        memset(ts->dram[i].row_used, 0, ts->cfg.dram_banks * GS_FR_ROWS * sizeof(uint64_t));
+    }
 }

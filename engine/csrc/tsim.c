@@ -73,8 +73,11 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         bad = gs_cache_init(&ts->l2[i].c, l2_lines_per_slice * c->l2_line_bytes, c->l2_line_bytes,
                             c->l2_sector_bytes, c->l2_assoc) != 0 || gs_cal_init(&ts->l2[i].port) ||
               gs_cal_init(&ts->l2[i].atomic);
-    for (uint32_t i = 0; i < c->dram_channels && !bad; i++)
-        bad = !(ts->dram[i].open_row = calloc(c->dram_banks, sizeof(uint64_t))) || gs_cal_init(&ts->dram[i].bus);
+    for (uint32_t i = 0; i < c->dram_channels && !bad; i++) {
+        size_t rows = (size_t)c->dram_banks * GS_FR_ROWS;
+        bad = !(ts->dram[i].open_row = calloc(rows, sizeof(uint64_t))) ||
+              !(ts->dram[i].row_used = calloc(rows, sizeof(uint64_t))) || gs_cal_init(&ts->dram[i].bus);
+    }
     if (bad) {
         snprintf(err, errlen, "out of memory building the GPU");
         gs_tsim_destroy(ts);
@@ -139,13 +142,22 @@ void gs_tsim_destroy(gs_tsim *ts) {
     for (uint32_t i = 0; ts->l2 && i < ts->cfg.l2_slices; i++) {
         gs_cache_free(&ts->l2[i].c); gs_cal_free(&ts->l2[i].port); gs_cal_free(&ts->l2[i].atomic);
     }
-    for (uint32_t i = 0; ts->dram && i < ts->cfg.dram_channels; i++) { free(ts->dram[i].open_row); gs_cal_free(&ts->dram[i].bus); }
+    for (uint32_t i = 0; ts->dram && i < ts->cfg.dram_channels; i++) { free(ts->dram[i].open_row); free(ts->dram[i].row_used); gs_cal_free(&ts->dram[i].bus); }
     free(ts->sms); free(ts->l2); free(ts->dram);
     gs_rec_free(ts);
     free(ts);
 }
 
-void gs_tsim_flush(gs_tsim *ts) { gs_tmem_flush(ts); }
+void gs_tsim_flush(gs_tsim *ts) {
+    gs_tmem_flush(ts);
+    /* a cold GPU between launches also restarts the timeline at cycle 0, so that the next launch is
+     * simulated exactly as by a new simulator (quantum and interval boundaries are absolute cycles) */
+    if (ts->status != GS_RUNNING) {
+        ts->launched_once = 0;
+        ts->finished = 0;
+        ts->end_cycle = 0;
+    }
+}
 
 static int launch_fault(gs_fault *f, const char *msg, uint32_t a) {
     memset(f, 0, sizeof *f);

@@ -421,7 +421,8 @@ typedef struct gs_record_opts {
 typedef struct gs_tsim gs_tsim;
 
 /* Contract: validates the configuration (returns NULL with err filled) and builds the GPU: SMs, caches,
- * interconnect, DRAM. Cache contents persist across launches until gs_tsim_flush. */
+ * interconnect, DRAM. Cache contents persist across launches (one continuous timeline) until
+ * gs_tsim_flush, which empties the caches and DRAM row buffers and restarts the timeline at cycle 0. */
 gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen);
 void gs_tsim_destroy(gs_tsim *ts);
 void gs_tsim_flush(gs_tsim *ts);
