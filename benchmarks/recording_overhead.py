@@ -4,7 +4,8 @@ and run-file bytes per million warp instructions.
     python benchmarks/recording_overhead.py [--cases sgemm_tiled16_256,softmax_4096x128] [--repeat 3]
 
 Per case and level: CPU seconds (process time) and wall seconds, each the best of --repeat (this machine
-is shared), of the whole run_case (setup, simulation, drains, the store), for
+is shared; the variants run round robin after one warm-up run), of the whole run_case (setup, simulation,
+drains, the store), for
   off                      no recording
   <level> engine           the engine records, the rows are dropped (a null sink): the engine's share
   <level> + run file       the engine records into a RunWriter in the same thread
@@ -75,10 +76,17 @@ def main() -> int:
         variants = [("off", "none", None), ("summary engine", "null", None), ("summary + run file", "file", None),
                     ("full engine", "null", None), ("full + run file", "file", None),
                     ("full + run file on a thread", "bg", None), ("full SMs 0-7 + run file", "file", list(range(8)))]
+        def level_of(label):
+            return "full" if label.startswith("full") else ("summary" if label.startswith("summary") else "off")
+        timed(case, "off", "none")      # warm-up: the first simulator's fresh pages would burden "off" alone
+        results = {label: [] for label, _k, _s in variants}
+        for _ in range(a.repeat):       # round robin, so drift on a shared machine touches every variant
+            for label, kind, sms in variants:
+                results[label].append(timed(case, level_of(label), kind, sms))
         base = None
         for label, kind, sms in variants:
-            level = "full" if label.startswith("full") else ("summary" if label.startswith("summary") else "off")
-            runs = [timed(case, level, kind, sms) for _ in range(a.repeat)]
+            level = level_of(label)
+            runs = results[label]
             cpu = min(r[0] for r in runs)
             wall = min(r[1] for r in runs)
             insts, size = runs[0][2], runs[0][3]

@@ -166,7 +166,7 @@ class TimingSim:
 
     def launch(self, kernel: Kernel, grid, block, args=(), shared: int = 0, sink: RecordSink | None = None,
                progress: Callable | None = None, max_cycles: int = 0, max_warp_insts: int = 0,
-               chunk_cycles: int = 20000, meta: dict | None = None) -> TimingResult:
+               chunk_cycles: int = 4096, meta: dict | None = None) -> TimingResult:
         g, b = _dim3(grid), _dim3(block)
         params = self.device.pack_params(kernel, args)
         desc = ffi.new("gs_launch_desc *")
@@ -205,6 +205,8 @@ class TimingSim:
             raise errors.LaunchError(f"{kernel.name}: {msg}")
         t0 = time.perf_counter()
         tstats = ffi.new("gs_tstats *")
+        # the engine runs chunk_cycles at a time (the GIL is released meanwhile), then recorded rows are drained:
+        # a sink that works on its own thread (BackgroundSink) stores one chunk while the next is simulated
         while True:
             st = lib.gs_tsim_run(self._ptr, chunk_cycles, fault)
             if sink is not None:

@@ -99,10 +99,13 @@ def test_scrubbing_with_the_keys_steps_the_cursor_and_the_inspector_follows(page
         w = warps_at(rd, 0, cur)
         expect(page.locator("table.warps td .state")).to_have_text([WARP_STATES[s] for s in w["state"].tolist()])
         texts = page.locator("table.warps tbody tr").all_inner_texts()
-        for slot in np.flatnonzero(~np.isin(w["state"], [STATE_INDEX["idle"]]))[:8]:
+        resident = np.flatnonzero(~np.isin(w["state"], [STATE_INDEX["idle"]]))
+        for slot in resident[w["pc"][resident] != 0xFFFFFFFF][:8]:
             assert str(int(w["pc"][slot])) in texts[slot]
             m = int(w["active"][slot])
             assert f"0x{m:08x} {bin(m).count('1')}/32" in texts[slot]
+        for slot in resident[w["pc"][resident] == 0xFFFFFFFF][:4]:   # draining: no next instruction
+            assert "—" in texts[slot] and "4294967295" not in texts[slot]
     expect(page).to_have_url(re.compile(f"cursor={cur}(&|$)"))
     shot(page, "inspector")
 

@@ -8,6 +8,8 @@ import { toNumbers } from '../net/wire.js';
 import { PtxView } from './ptx-view.js';
 import { schedule } from '../render/scheduler.js';
 
+const NO_PC = 0xffffffff;             // the recorder's pc for a warp without a next instruction
+
 export class Inspector {
   constructor(root, state, channel) {
     this.root = root; this.state = state; this.ch = channel; this.last = null; this.meta = null;
@@ -89,10 +91,11 @@ export class Inspector {
     const since = toNumbers(c.since), until = toNumbers(c.until);
     for (let i = 0; i < w.n; i++) {
       const st = states[c.state[i]], resident = st !== 'idle';
+      const hasPc = resident && c.pc[i] !== NO_PC;      // a draining or finished warp has no next instruction
       const r = this.rows[i];
       const vals = [resident ? String(c.cta[i]) : '', null, exact(Math.max(0, -since[i])),
-        until[i] >= 0 ? exact(until[i]) : '…', resident ? String(c.pc[i]) : '',
-        resident ? w.text[i].replace(/\s+/g, ' ') : '', this._mask(c, i, resident)];
+        until[i] >= 0 ? exact(until[i]) : '…', hasPc ? String(c.pc[i]) : (resident ? '—' : ''),
+        hasPc ? w.text[i].replace(/\s+/g, ' ') : '', this._mask(c, i, hasPc)];
       const key = st + vals.join('|');
       if (key === r.key) continue;
       r.key = key;
