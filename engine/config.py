@@ -121,6 +121,8 @@ SCHEMA += [
     P("l2.atomic_latency_cycles", int, 30, "cycles", 1, 100000),
     P("l2.partial_write_cycles", float, 1.0, "cycles", 0.01, 10000,
       doc="slice time of a write covering part of a sector (merged into the sector, ECC)"),
+    P("l2.dram_fetch_bytes", int, 32, "bytes", 4, 1024,
+      doc="a read miss fetches this aligned block from DRAM (the missing sectors of it fill too)"),
 
     P("dram.channels", int, 32, "channels", 1, 1024),
     P("dram.bandwidth_gbps", float, 4800.0, "GB/s", 1, 100000, doc="peak, all channels"),
@@ -280,6 +282,9 @@ def _check_consistency(v: dict, where: str) -> None:
             raise ConfigError(f"{where}: {msg}")
     need(v["l1.line_bytes"] % v["l1.sector_bytes"] == 0, "l1.line_bytes must be a multiple of l1.sector_bytes")
     need(v["l2.line_bytes"] % v["l2.sector_bytes"] == 0, "l2.line_bytes must be a multiple of l2.sector_bytes")
+    fb = v["l2.dram_fetch_bytes"]
+    need(fb % v["l2.sector_bytes"] == 0 and fb <= v["l2.line_bytes"] and fb & (fb - 1) == 0,
+         "l2.dram_fetch_bytes must be a power-of-two multiple of l2.sector_bytes, at most l2.line_bytes")
     need(v["l1.line_bytes"] // v["l1.sector_bytes"] <= 8 and v["l2.line_bytes"] // v["l2.sector_bytes"] <= 8,
          "at most 8 sectors per line")
     need(v["shared.banks"] & (v["shared.banks"] - 1) == 0, "shared.banks must be a power of two")

@@ -43,13 +43,18 @@ LOOP:
 """
 
 
-def test_l2_cold_misses_then_hits():
-    sim = TimingSim("h200", overrides=["l2.partitions=1"])
+@pytest.mark.parametrize("fetch", [32, 64, 128])
+def test_l2_cold_misses_then_hits(fetch):
+    """512 consecutive sectors, cold: a miss fills its aligned block of l2.dram_fetch_bytes (the H200
+    reads DRAM in 64-byte blocks), so 32 / fetch of them miss and the rest hit the filled sectors;
+    every byte is read from DRAM once either way."""
+    sim = TimingSim("h200", overrides=["l2.partitions=1", f"l2.dram_fetch_bytes={fetch}"])
     k = load_kernel(sim, STRIDED_READ, ".param .u64 p_buf, .param .u32 p_n, .param .u32 p_stride")
     buf = sim.device.to_device(np.zeros(4096 * 8, np.uint32))
     sim.flush()
     first = sim.launch(k, 1, 1, [buf, 512, 32]).stats       # 512 distinct sectors, cold
-    assert first["L2_total_misses"] == 512
+    assert first["L2_total_misses"] == 512 * 32 // fetch
+    assert first["L2_total_hits"] == 512 - 512 * 32 // fetch + 1   # + the final store
     assert first["dram_read_bytes"] == 512 * 32
     second = sim.launch(k, 1, 1, [buf, 512, 32]).stats      # the same sectors: all in L2 now
     assert second["L2_total_misses"] == 0

@@ -11,7 +11,7 @@ set -u
 HW=$(cd "$(dirname "$0")" && pwd)
 OUT_DIR=${1:-${OUT:-/tmp/hw_out}}
 shift || true
-BENCHES=${*:-"launch alu mma smem_bank atomics bw lat"}
+BENCHES=${*:-"launch alu mma smem_bank atomics bw lat dram_rows partition"}
 mkdir -p "$OUT_DIR"
 WORK=$(mktemp -d /tmp/hwrun.XXXXXX)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)

@@ -138,6 +138,15 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
         sl->c.valid[idx] |= bit;
         sl->c.part[idx] &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
         *sr = ready;
+        /* DRAM is read in blocks of l2.dram_fetch_bytes: the block's other missing sectors fill too */
+        uint32_t per = cf->l2_dram_fetch_bytes >> ts->l2_sector_shift;
+        for (uint32_t k = sec / per * per; per > 1 && k < (sec / per + 1) * per; k++) {
+            if (k == sec || (sl->c.valid[idx] & (1u << k))) continue;
+            uint64_t t = dram_access(ts, (addr & ~(uint64_t)(cf->l2_line_bytes - 1)) + ((uint64_t)k << ts->l2_sector_shift),
+                                     tin + cf->l2_hit_latency_cycles, 0);
+            sl->c.valid[idx] |= (uint8_t)(1u << k);
+            sl->c.ready[(size_t)idx * sl->c.nsect + k] = t;
+        }
     }
     if (kind == 2) {
         /* the slice's atomic unit: the lanes of one request on this sector travel as packets of

@@ -353,6 +353,7 @@ typedef struct gs_tconfig {
     double l2_atomic_packet_cycles;
     uint32_t l2_atomic_latency_cycles;
     double l2_partial_write_cycles;
+    uint32_t l2_dram_fetch_bytes;
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
     uint32_t dram_policy, dram_banks, dram_row_bytes;
