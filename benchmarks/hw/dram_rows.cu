@@ -24,16 +24,6 @@ __global__ void build_chain(uint64_t* buf, const uint64_t* order_off, int m) {
     buf[order_off[i] / 8] = (uint64_t)buf + order_off[(i + 1) % m];
 }
 
-__global__ void l2_touch(const uint4* buf, size_t n16, unsigned long long* sink) {
-  unsigned x = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
-    uint4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(buf + i));
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9e3779b9u) sink[0] = x;
-}
-
 // every block's lane 0 chases `hops` nodes from `start`; out[block] = cycles
 __global__ void chase(uint64_t start, int hops, unsigned long long* out, unsigned long long* sink) {
   if (threadIdx.x != 0) return;

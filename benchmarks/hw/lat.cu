@@ -42,21 +42,6 @@ __global__ void build_chain(uint64_t* buf, const uint64_t* order_off, int m) {
   }
 }
 
-// Reads n16 16-byte words with ld.global.cg: fills L2 with them (or flushes it, when the
-// region is several times L2).
-__global__ void l2_touch(const uint4* buf, size_t n16, unsigned long long* sink) {
-  unsigned x = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16;
-       i += (size_t)gridDim.x * blockDim.x) {
-    uint4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(buf + i));
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9e3779b9u) sink[0] = x;
-}
-
 // One warp. For CG=0, the warp first sweeps sweep_bytes of the working set with ld.ca
 // (one 32-byte sector per lane per step). Then lane 0 chases: warm hops, then timed hops.
 // out: [cycles, ns, final pointer]

@@ -12,16 +12,6 @@
 
 static const int kLines = 512;
 
-__global__ void l2_touch(const uint4* buf, size_t n16, unsigned long long* sink) {
-  unsigned x = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
-    uint4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(buf + i));
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9e3779b9u) sink[0] = x;
-}
-
 // The block on SM `target` times kLines dependent loads (lines 4 KiB apart); other blocks leave.
 __global__ void probe(const uint64_t* lines, unsigned target, unsigned* out_cycles, unsigned* found) {
   if (smid() != target || threadIdx.x != 0) return;
