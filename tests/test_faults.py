@@ -126,3 +126,22 @@ def test_faults_repeat_without_leaking_state(env):
         with pytest.raises(errors.TrapFault):
             dev.launch(mod.kernel("fault_trap"), 1, 128, [y, 0])
     still_works(dev, mod)
+
+
+def test_freed_addresses_are_reused_from_the_last_live_buffer_on():
+    """A device whose buffers are all freed hands out a fresh device's addresses (so a simulation's
+    address-dependent timing does not depend on what ran before); live buffers are never overlapped."""
+    dev = Device()
+    a = dev.to_device(np.zeros(1000, np.float32))
+    b = dev.to_device(np.zeros(10, np.uint8))
+    a0, b0 = int(a), int(b)
+    assert a0 == int(Device().to_device(np.zeros(4, np.uint8)))   # a fresh device's first address
+    dev.free(b)
+    c = dev.to_device(np.zeros(10, np.uint8))
+    assert int(c) == b0 > a0 + 4000                  # right after the live buffer a, past its guard gap
+    dev.free(a)
+    d = dev.to_device(np.zeros(5, np.uint8))
+    assert int(d) > int(c)                           # c is still live: nothing is handed out below it
+    dev.free(c)
+    dev.free(d)
+    assert int(dev.to_device(np.zeros(5, np.uint8))) == a0

@@ -26,6 +26,12 @@ void gs_device_destroy(gs_device *d) {
     free(d);
 }
 
+/* where the allocation after one of `bytes` at `base` may start: past its guard gap, 64 KiB aligned */
+static uint64_t after(uint64_t base, uint64_t bytes) {
+    uint64_t size = (bytes + GS_ALLOC_ALIGN - 1) & ~(GS_ALLOC_ALIGN - 1);
+    return (base + size + GS_GUARD_GAP + 0xffff) & ~0xffffull;
+}
+
 uint64_t gs_malloc(gs_device *d, uint64_t bytes) {
     if (bytes == 0) bytes = 1;
     uint64_t size = (bytes + GS_ALLOC_ALIGN - 1) & ~(GS_ALLOC_ALIGN - 1);
@@ -40,8 +46,8 @@ uint64_t gs_malloc(gs_device *d, uint64_t bytes) {
         d->cap = cap;
     }
     uint64_t base = d->next_base;
-    d->next_base = (base + size + GS_GUARD_GAP + 0xffff) & ~0xffffull;
-    /* bases only grow, so appending keeps the array sorted */
+    d->next_base = after(base, bytes);
+    /* a new base lies past every live allocation, so appending keeps the array sorted */
     d->allocs[d->nallocs++] = (gs_alloc){.base = base, .size = bytes, .host = host};
     d->allocated += bytes;
     return base;
@@ -70,13 +76,8 @@ int gs_free(gs_device *d, uint64_t addr) {
             /* the next allocation goes right after the last live one (with its guard gap): a device
              * whose buffers are all freed hands out the addresses of a fresh one, so a simulation's
              * addresses (and with them L2 slices, DRAM channels and rows) do not depend on history */
-            if (d->nallocs) {
-                const gs_alloc *last = &d->allocs[d->nallocs - 1];
-                d->next_base = (last->base + ((last->size + GS_ALLOC_ALIGN - 1) & ~(GS_ALLOC_ALIGN - 1)) +
-                                GS_GUARD_GAP + 0xffff) & ~0xffffull;
-            } else {
-                d->next_base = GS_GLOBAL_BASE;
-            }
+            d->next_base = d->nallocs ? after(d->allocs[d->nallocs - 1].base, d->allocs[d->nallocs - 1].size)
+                                      : GS_GLOBAL_BASE;
             return 0;
         }
     }
