@@ -73,9 +73,10 @@ static uint64_t dram_access(gs_tsim *ts, uint64_t addr, uint64_t t, int write) {
 /* One sector in one slice at cycle t. kind: 0 read, 1 write, 2 atomic (nops lane operations, at most
  * `same` on one address). `home`: the slice owns the address (a miss goes to DRAM); otherwise it is a
  * near-partition copy and a miss returns 0 so that the caller forwards the access to the home slice.
+ * `req`: the sectors of this line the same request asks for (a read miss does not fill them ahead).
  * Returns the cycle the slice has the answer (data for reads/atomics, acceptance for writes). */
 static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask) {
+                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask, uint32_t req) {
     const gs_tconfig *cf = &ts->cfg;
     uint64_t line = addr >> ts->l2_line_shift;
     gs_l2slice *sl = &ts->l2[s];
@@ -138,10 +139,11 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
         sl->c.valid[idx] |= bit;
         sl->c.part[idx] &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
         *sr = ready;
-        /* DRAM is read in blocks of l2.dram_fetch_bytes: the block's other missing sectors fill too */
+        /* DRAM is read in blocks of l2.dram_fetch_bytes: the block's other missing sectors fill too,
+         * except those this same request asks for (looked up with it, they count as misses too) */
         uint32_t per = cf->l2_dram_fetch_bytes >> ts->l2_sector_shift;
         for (uint32_t k = sec / per * per; per > 1 && k < (sec / per + 1) * per; k++) {
-            if (k == sec || (sl->c.valid[idx] & (1u << k))) continue;
+            if (k == sec || (sl->c.valid[idx] & (1u << k)) || (req & (1u << k))) continue;
             uint64_t t = dram_access(ts, (addr & ~(uint64_t)(cf->l2_line_bytes - 1)) + ((uint64_t)k << ts->l2_sector_shift),
                                      tin + cf->l2_hit_latency_cycles, 0);
             sl->c.valid[idx] |= (uint8_t)(1u << k);
@@ -165,19 +167,19 @@ static uint64_t slice_access(gs_tsim *ts, uint32_t s, uint64_t addr, uint64_t t,
 /* One sector at the L2 from an SM of partition `part`, arriving at t (see slice_access). With several
  * partitions, an address owned by a far partition is looked up in a copy in the near one first. */
 static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                          uint32_t same, uint64_t *t_dram, uint32_t wmask) {
+                          uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
     const gs_tconfig *cf = &ts->cfg;
     uint64_t line = addr >> ts->l2_line_shift;
     uint32_t home = slice_of(ts, line);
     uint32_t sps = cf->l2_slices / cf->l2_partitions;
     if (cf->l2_partitions == 1 || home / sps == part)
-        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask);
+        return slice_access(ts, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
     uint32_t near = part * sps + home % sps;
     uint64_t half = cf->l2_far_latency_cycles / 2, tin = 0;
     if (kind == 0) {
-        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin, 0);
+        uint64_t r = slice_access(ts, near, addr, t, 0, 0, 0, NULL, 0, &tin, 0, 0);
         if (r) return r;
-        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL, 0) + half;
+        r = slice_access(ts, home, addr, tin + half, 0, 0, 0, t_dram, 1, NULL, 0, req) + half;
         /* keep a copy in the near partition */
         gs_l2slice *sl = &ts->l2[near];
         uint64_t set = (line / cf->l2_slices) % sl->c.sets, evl;
@@ -190,9 +192,9 @@ static uint64_t l2_access(gs_tsim *ts, uint32_t part, uint64_t addr, uint64_t t,
         return r;
     }
     /* writes update the near copy and go on to the home slice; atomics execute at home */
-    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin, wmask);
+    if (kind == 1) slice_access(ts, near, addr, t, 1, 0, 0, NULL, 0, &tin, wmask, 0);
     else tin = t;
-    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask);
+    uint64_t r = slice_access(ts, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask, req);
     return kind == 1 ? r : r + half;
 }
 
@@ -400,7 +402,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             uint64_t t_l2in = t_out + cf->icnt_latency_cycles;
             uint64_t t_dram = 0;
             uint64_t t_l2 = l2_access(ts, sm->part, addr, t_l2in, atomic ? 2 : write, atomic ? lane_ops[i][sec] : 1,
-                                      atomic ? same_ops[i][sec] : 1, &t_dram, bytes_w[i][sec]);
+                                      atomic ? same_ops[i][sec] : 1, &t_dram, bytes_w[i][sec], masks[i]);
             uint64_t t_back = t_l2 + cf->icnt_latency_cycles;
             uint64_t t_in = write ? t_back : gs_cal_take(&sm->icnt_in, t_back, ts->icnt_sector_cost);
             if (!write) {
