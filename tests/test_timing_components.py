@@ -63,6 +63,27 @@ def test_l2_cold_misses_then_hits(fetch):
     assert second["gpu_sim_cycle"] < first["gpu_sim_cycle"]  # hits are faster than DRAM
 
 
+def test_sectors_of_one_request_all_miss_even_when_a_fetch_block_covers_them():
+    """A warp reading 128 consecutive bytes asks for four sectors in one request: they are looked up
+    together, so all four miss (Nsight counts them so) even though 64-byte DRAM fetches pair them."""
+    sim = TimingSim("h200", overrides=["l2.partitions=1", "l2.dram_fetch_bytes=64"])
+    k = load_kernel(sim, """
+  .reg .b32 %t, %v;
+  .reg .b64 %base, %addr, %off;
+  ld.param.u64 %base, [p_buf];
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %addr, %base, %off;
+  ld.global.cg.u32 %v, [%addr];
+  st.global.u32 [%addr+4096], %v;
+  ret;""")
+    buf = sim.device.to_device(np.zeros(4096, np.uint32))
+    sim.flush()
+    st = sim.launch(k, 1, 32, [buf, 0]).stats               # lane l reads word l: 4 sectors, one line
+    assert st["L2_total_misses"] == 4
+    assert st["dram_read_bytes"] == 128
+
+
 def test_l2_capacity_evicts():
     """A working set larger than the L2 cannot all hit on the second pass."""
     sim = TimingSim("h200", overrides=["l2.partitions=1", "l2.size_kib=1536", "l2.slices=96", "l2.assoc=16"])
