@@ -4,7 +4,6 @@ accesses, DRAM bandwidth saturation, scheduler order, occupancy limits. Plus det
 test over every configuration preset."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

@@ -206,11 +206,7 @@ def _progress_of(svc, run_id: str) -> dict | None:
     meta = {}
     if path.is_file():
         try:
-            con = runfile.connect(path, readonly=True)
-            try:
-                meta = runfile.all_meta(con)
-            finally:
-                con.close()
+            meta = runfile.read_meta(path)
         except Exception:                               # noqa: BLE001 - a file being created: try later
             return None
     if meta.get("status") in ("done", "faulted", "failed") and run["status"] in ("queued", "running"):

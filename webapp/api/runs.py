@@ -27,11 +27,7 @@ def _progress(run: dict) -> dict | None:
     if run["status"] not in LIVE or not path.is_file():
         return None
     try:
-        con = runfile.connect(path, readonly=True)
-        try:
-            return runfile.get_meta(con, "progress")
-        finally:
-            con.close()
+        return runfile.read_meta(path, "progress")
     except sqlite3.DatabaseError:
         return None
 

@@ -97,11 +97,7 @@ class Catalogue:
         path = self.run_path(run_id)
         if path.is_file():
             try:
-                con = runfile.connect(path, readonly=True)
-                try:
-                    meta = runfile.all_meta(con)
-                finally:
-                    con.close()
+                meta = runfile.read_meta(path)
             except sqlite3.DatabaseError:
                 meta = {}
             status = meta.get("status")
@@ -180,11 +176,7 @@ class Catalogue:
         return self._adopt(rid, dst, name)
 
     def _adopt(self, rid: str, path: Path, name: str | None = None) -> dict:
-        con = runfile.connect(path, readonly=True)
-        try:
-            meta = runfile.all_meta(con)
-        finally:
-            con.close()
+        meta = runfile.read_meta(path)
         info, rec = meta.get("info") or {}, meta.get("recording") or {}
         status = meta.get("status", "interrupted")
         if status not in FINAL:

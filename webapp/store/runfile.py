@@ -58,6 +58,16 @@ def all_meta(con: sqlite3.Connection) -> dict:
     return {k: json.loads(v) for k, v in con.execute("SELECT key, value FROM meta")}
 
 
+def read_meta(path: str | Path, key: str | None = None):
+    """The meta of the run file at `path` (all of it, or one key's value, None when absent) through a
+    read-only connection that is closed again. Raises sqlite3.DatabaseError for a damaged file."""
+    con = connect(path, readonly=True)
+    try:
+        return all_meta(con) if key is None else get_meta(con, key)
+    finally:
+        con.close()
+
+
 def set_meta(con: sqlite3.Connection, **values) -> None:
     con.executemany("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                     [(k, json.dumps(v)) for k, v in values.items()])
