@@ -86,44 +86,8 @@ def allocate(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
     if n == 0:
         return Allocation({}, 0, 0)
     ud = [ir.uses_defs(start + i) for i in range(n)]
-    starts = leaders(n, succ_of)
-    nb = len(starts)
-    block_of = {s: b for b, s in enumerate(starts)}
-    bounds = [(s, starts[b + 1] if b + 1 < nb else n) for b, s in enumerate(starts)]
-    succ = []
-    for s, e in bounds:
-        targets, falls, _ends = succ_of(e - 1)
-        out = [block_of[t] for t in targets if t in block_of]
-        if falls and e < n:
-            out.append(block_of[e])
-        succ.append(out)
-
-    # gen (used before defined in the block) and kill (defined, unguarded) as bit sets
-    gen, kill = [0] * nb, [0] * nb
-    for b, (s, e) in enumerate(bounds):
-        g = k = 0
-        for i in range(s, e):
-            uses, defs = ud[i]
-            for r in uses:
-                bit = 1 << r
-                if not k & bit:
-                    g |= bit
-            if ir.guard[start + i] < 0 and ir.op[start + i] not in ALSO_READS_DST:
-                for r in defs:
-                    k |= 1 << r
-        gen[b], kill[b] = g, k
-    live_in, live_out = [0] * nb, [0] * nb
-    changed = True
-    while changed:                      # backward dataflow; reverse block order converges fast
-        changed = False
-        for b in range(nb - 1, -1, -1):
-            out = 0
-            for t in succ[b]:
-                out |= live_in[t]
-            inn = gen[b] | (out & ~kill[b])
-            if out != live_out[b] or inn != live_in[b]:
-                live_out[b], live_in[b] = out, inn
-                changed = True
+    bounds, live_in, live_out = _liveness(n, succ_of, ud, lambda i: ir.guard[start + i] < 0 and
+                                          ir.op[start + i] not in ALSO_READS_DST)
 
     lo: dict[int, int] = {}
     hi: dict[int, int] = {}
@@ -191,41 +155,7 @@ def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
         if defs and ir.guard[start + i] >= 0 and ir.op[start + i] not in ALSO_READS_DST:
             uses = [r for r in uses if r not in defs]
         ud.append((uses, defs))
-    starts = leaders(n, succ_of)
-    nb = len(starts)
-    block_of = {s: b for b, s in enumerate(starts)}
-    bounds = [(s, starts[b + 1] if b + 1 < nb else n) for b, s in enumerate(starts)]
-    succ = []
-    for s, e in bounds:
-        targets, falls, _ends = succ_of(e - 1)
-        out = [block_of[t] for t in targets if t in block_of]
-        if falls and e < n:
-            out.append(block_of[e])
-        succ.append(out)
-    gen, kill = [0] * nb, [0] * nb
-    for b, (s, e) in enumerate(bounds):
-        g = k = 0
-        for i in range(s, e):
-            uses, defs = ud[i]
-            for r in uses:
-                if not k & (1 << r):
-                    g |= 1 << r
-            if ir.op[start + i] not in ALSO_READS_DST:
-                for r in defs:
-                    k |= 1 << r
-        gen[b], kill[b] = g, k
-    live_in, live_out = [0] * nb, [0] * nb
-    changed = True
-    while changed:
-        changed = False
-        for b in range(nb - 1, -1, -1):
-            out = 0
-            for t in succ[b]:
-                out |= live_in[t]
-            inn = gen[b] | (out & ~kill[b])
-            if out != live_out[b] or inn != live_in[b]:
-                live_out[b], live_in[b] = out, inn
-                changed = True
+    bounds, live_in, live_out = _liveness(n, succ_of, ud, lambda i: ir.op[start + i] not in ALSO_READS_DST)
     wide = 0
     for r, w in widths.items():
         if w > 32:
@@ -251,6 +181,49 @@ def max_live(ir: IRView, start: int, end: int, succ_of, widths: dict[int, int]) 
                 live |= 1 << r
             peak = max(peak, weight(live))
     return peak
+
+
+def _liveness(n: int, succ_of, ud: list, kills) -> tuple[list, list, list]:
+    """Basic blocks of instructions [0, n) as (start, end) bounds, and the registers live into and out of
+    each block as bit sets, by backward dataflow. ud[i] = (uses, defs) of instruction i; kills(i) says
+    whether its definitions end the previous values (an unguarded write does; callers decide)."""
+    starts = leaders(n, succ_of)
+    nb = len(starts)
+    block_of = {s: b for b, s in enumerate(starts)}
+    bounds = [(s, starts[b + 1] if b + 1 < nb else n) for b, s in enumerate(starts)]
+    succ = []
+    for s, e in bounds:
+        targets, falls, _ends = succ_of(e - 1)
+        out = [block_of[t] for t in targets if t in block_of]
+        if falls and e < n:
+            out.append(block_of[e])
+        succ.append(out)
+    # gen (used before defined in the block) and kill (defined) as bit sets
+    gen, kill = [0] * nb, [0] * nb
+    for b, (s, e) in enumerate(bounds):
+        g = k = 0
+        for i in range(s, e):
+            uses, defs = ud[i]
+            for r in uses:
+                if not k & (1 << r):
+                    g |= 1 << r
+            if kills(i):
+                for r in defs:
+                    k |= 1 << r
+        gen[b], kill[b] = g, k
+    live_in, live_out = [0] * nb, [0] * nb
+    changed = True
+    while changed:                      # backward dataflow; reverse block order converges fast
+        changed = False
+        for b in range(nb - 1, -1, -1):
+            out = 0
+            for t in succ[b]:
+                out |= live_in[t]
+            inn = gen[b] | (out & ~kill[b])
+            if out != live_out[b] or inn != live_in[b]:
+                live_out[b], live_in[b] = out, inn
+                changed = True
+    return bounds, live_in, live_out
 
 
 def _bits(x: int):
