@@ -17,18 +17,7 @@
 
 /* GS_LANES with an ivdep hint on the full-mask loop: d[l] may be the same slot as a[l] (d == a is
  * legal PTX) but never another lane's, so the loop has no loop-carried dependence. */
-#define GS_VLANES(m, l, ...)                                                       \
-    do {                                                                           \
-        if ((m) == GS_FULL) {                                                      \
-            _Pragma("GCC ivdep")                                                   \
-            for (int l = 0; l < GS_WARP; l++) { __VA_ARGS__; }                     \
-        } else {                                                                   \
-            for (uint32_t _mm = (m); _mm; _mm &= _mm - 1) {                        \
-                int l = __builtin_ctz(_mm);                                        \
-                __VA_ARGS__;                                                       \
-            }                                                                      \
-        }                                                                          \
-    } while (0)
+#define GS_VLANES(m, l, ...) GS_LANES_HINT(m, l, _Pragma("GCC ivdep"), __VA_ARGS__)
 
 #define GS_NAN32 0x7fffffffu
 #define GS_NAN64 0x7fffffffffffffffull

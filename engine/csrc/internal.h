@@ -189,9 +189,12 @@ struct gs_ctx {
 };
 
 /* ---- lane loops: full-mask path the compiler vectorises, sparse path over set bits ---- */
-#define GS_LANES(m, l, ...)                                                        \
+#define GS_LANES(m, l, ...) GS_LANES_HINT(m, l, , __VA_ARGS__)
+/* the same with `hint` (e.g. a _Pragma) placed before the full-mask loop */
+#define GS_LANES_HINT(m, l, hint, ...)                                             \
     do {                                                                           \
         if ((m) == GS_FULL) {                                                      \
+            hint                                                                   \
             for (int l = 0; l < GS_WARP; l++) { __VA_ARGS__; }                     \
         } else {                                                                   \
             for (uint32_t _mm = (m); _mm; _mm &= _mm - 1) {                        \
