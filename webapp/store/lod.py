@@ -18,9 +18,13 @@ _NOT_RES = np.array([STATE_INDEX[s] for s in NOT_RESIDENT])
 
 def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int,
                      nstates: int = NSTATES) -> np.ndarray:
-    """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates); see
-    bucket_durations_np for the definition. One pass over the runs in C (engine/csrc/lod.c): exact
-    integer sums without numpy's dense float scatter, the largest cost of storing full recordings."""
+    """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates).
+
+    Bucket i covers [lo + i * 2^shift, lo + (i + 1) * 2^shift); runs [start, end) are clipped to the nb
+    buckets and add their cycles in each bucket they cover. `state` values must be < nstates (callers may
+    pass compacted state indices). Bucket-major so that sums over buckets and the per-SM slices of the
+    output are contiguous. One pass over the runs in C (engine/csrc/lod.c) with exact integer sums (a numpy
+    scatter over a dense float array was the largest cost of storing full recordings)."""
     cols = [np.ascontiguousarray(a, np.int64) for a in (key, start, end, state)]
     out = np.zeros((nb, nkeys, nstates), np.int64)
     p = [ffi.from_buffer("int64_t[]", a) for a in cols]
@@ -28,48 +32,6 @@ def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift
                             ffi.from_buffer("int64_t[]", out)) < 0:
         raise ValueError(f"bucket_durations: a key >= {nkeys} or a state >= {nstates} among the runs")
     return out
-
-
-def bucket_durations_np(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int,
-                        nstates: int = NSTATES) -> np.ndarray:
-    """Cycles each key spends in each state per bucket, bucket-major: int64 (nb, nkeys, nstates).
-
-    Bucket i covers [lo + i * 2^shift, lo + (i + 1) * 2^shift); runs [start, end) are clipped to the nb
-    buckets. A run inside one bucket adds its length there; a longer run adds partial lengths to its first
-    and last buckets and 2^shift to every bucket between (through a difference array summed along the
-    bucket axis, so a long idle run costs O(1), not O(buckets)). `state` values must be < nstates
-    (callers may pass compacted state indices). Bucket-major so that sums over buckets and the per-SM
-    slices of the output are contiguous."""
-    width = 1 << shift
-    hi = lo + nb * width
-    s = np.clip(np.asarray(start, np.int64), lo, hi)
-    e = np.clip(np.asarray(end, np.int64), lo, hi)
-    keep = e > s
-    if not keep.all():
-        s, e = s[keep], e[keep]
-        key, state = np.asarray(key)[keep], np.asarray(state)[keep]
-    base = np.asarray(key, np.int64) * nstates + np.asarray(state, np.int64)   # cell = b * stride + base
-    stride = nkeys * nstates
-    b0 = (s - lo) >> shift
-    b1 = (e - 1 - lo) >> shift
-    size = nb * stride
-    span = np.flatnonzero(b0 != b1)
-    if not len(span):
-        out = np.bincount(b0 * stride + base, weights=e - s, minlength=size)
-        return out.astype(np.int64).reshape(nb, nkeys, nstates)       # float64 sums: exact below 2^53
-    w = e - s
-    w[span] = lo + (b0[span] + 1) * width - s[span]                   # first bucket of a spanning run
-    idx = np.concatenate([b0 * stride + base, b1[span] * stride + base[span]])
-    out = np.bincount(idx, weights=np.concatenate([w, e[span] - (lo + b1[span] * width)]), minlength=size)
-    inner = span[b1[span] > b0[span] + 1]
-    if len(inner):      # buckets b0+1 .. b1-1 entirely in the run's state: +width from b0+1, -width from b1
-        d = np.concatenate([(b0[inner] + 1) * stride + base[inner], b1[inner] * stride + base[inner]])
-        diff = np.bincount(d, weights=np.repeat([float(width), -float(width)], len(inner)), minlength=size)
-        diff = diff.reshape(nb, stride)
-        for i in range(1, nb):                 # running sum over buckets: row adds beat np.cumsum(axis=0)
-            diff[i] += diff[i - 1]
-        out += diff.reshape(-1)
-    return out.astype(np.int64).reshape(nb, nkeys, nstates)
 
 
 def dominant_sparse(key, start, end, state, nkeys: int, lo: int, nb: int, shift: int, empty: int = 255) -> np.ndarray:

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codec, runfile
-from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, FORMAT, KERNEL_DT, RAW_TABLES,
-                     SLOT_LEVELS, STRIP_LEVELS, chunk_spec)
+from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES, SLOT_LEVELS,
+                     STRIP_LEVELS, chunk_spec)
 from .lod import dominant_sparse, runs_of
 
 MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
@@ -28,10 +28,10 @@ class RunReader:
         self.con = runfile.connect(self.path, readonly=True)
         self.refresh()
         found = self.meta.get("format")
-        if found is not None and found != FORMAT:           # None: a file its writer is still creating
+        why = runfile.format_mismatch(found) if found is not None else ""   # None: a file being created
+        if why:
             self.con.close()
-            raise ValueError(f"{self.path.name}: run file format {found!r}, this simtscope reads {FORMAT!r} "
-                             "(simulate the run again)")
+            raise ValueError(f"{self.path.name}: {why}")
 
     def close(self) -> None:
         self.con.close()

@@ -43,10 +43,15 @@ def is_run_file(path: str | Path) -> tuple[bool, str]:
         return False, f"unreadable run file ({e})"
     if not row:
         return False, f"not a {FORMAT} file"
-    found = json.loads(row[0])
-    if found != FORMAT:
-        return False, f"run file format {found!r}, this simtscope reads {FORMAT!r} (simulate the run again)"
-    return True, ""
+    why = format_mismatch(json.loads(row[0]))
+    return (False, why) if why else (True, "")
+
+
+def format_mismatch(found) -> str:
+    """Why a run file whose meta says format `found` cannot be read here, or "" when it can."""
+    if found == FORMAT:
+        return ""
+    return f"run file format {found!r}, this simtscope reads {FORMAT!r} (simulate the run again)"
 
 
 def get_meta(con: sqlite3.Connection, key: str, default=None):
