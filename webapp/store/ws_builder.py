@@ -150,14 +150,11 @@ class WarpStateBuilder:
         ck = compact[keys]
         sel = ck >= 0
         h = bucket_durations(ck[sel], starts[sel], ends[sel], cstates[sel], len(active), s0, SEG >> L0, L0, len(ids))
-        nsm = len(self.sms)
         for L, dact in zip(range(L0, SEG_SHIFT + 1), dominant_levels(h, ids, SEG_SHIFT + 1 - L0)):
             nb = -(-(s1 - s0) >> L)                                         # h: (buckets, active slot, states)
             dom = np.repeat(self.carry["state"][None, :], nb, axis=0)       # constant slots keep their state
             dom[:, active] = dact[:nb]
-            dom = dom.reshape(nb, nsm, self.slots).transpose(1, 0, 2).copy()   # (sm, bucket, slot)
-            for i, sm in enumerate(self.sms):
-                self.buf.add("slot", L, sm, s0, s0 + (nb << L), dom[i])
+            self._add_slot(L, s0, dom)
         total = np.zeros((self.nkeys, NSTATES), np.int64)                    # the whole segment per slot
         total[active[:, None], ids[None, :]] = h[0]
         total[np.flatnonzero(const), self.carry["state"][const]] = s1 - s0
@@ -165,8 +162,11 @@ class WarpStateBuilder:
             self._emit_slot(SEG_SHIFT + k, b, n, cols["h"])
 
     def _emit_slot(self, L: int, b: int, n: int, h: np.ndarray) -> None:
-        dom = dominant(h)                                                     # (n, nkeys)
-        lo = b << L
+        self._add_slot(L, b << L, dominant(h))
+
+    def _add_slot(self, L: int, lo: int, dom: np.ndarray) -> None:
+        """Level-L slot chunks from `dom` (buckets, recorded SM x slot) starting at cycle lo, one per SM."""
+        n = len(dom)
         dom = dom.reshape(n, len(self.sms), self.slots).transpose(1, 0, 2).copy()   # (sm, bucket, slot)
         for i, sm in enumerate(self.sms):
             self.buf.add("slot", L, sm, lo, lo + (n << L), dom[i])
