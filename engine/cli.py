@@ -69,6 +69,9 @@ def cmd_run(a) -> int:
     from .device import Device
     from .runner import run_case
 
+    if a.workload:
+        from .workload.commands import cmd_run_workload
+        return cmd_run_workload(a)
     if a.case:
         suite = load_suite(a.cases)
         case = suite[a.case]
@@ -82,9 +85,11 @@ def cmd_run(a) -> int:
         status = {True: "PASS", False: "FAIL", None: "UNCHECKED (reference unknown)"}[run.passed]
         errs = "  ".join(f"{k}: {v:.3g}" for k, v in run.errors.items())
         print(f"outputs     {status}  {errs}")
+        _write_json(a, {"case": case.name, "sim_cycles": None, "warp_insts": run.launch.warp_insts,
+                        "wall_s": run.wall_s, "outputs_pass": run.passed, "errors": run.errors})
         return 0 if run.passed is not False else 1
     if not (a.ptx and a.kernel and a.grid and a.block):
-        print("simtscope run: give --case NAME, or --ptx FILE --kernel NAME --grid X,Y,Z --block X,Y,Z", file=sys.stderr)
+        print("simtscope run: give --workload BUNDLE, --case NAME, or --ptx FILE --kernel NAME --grid X,Y,Z --block X,Y,Z", file=sys.stderr)
         return 2
     dev = Device()
     try:
@@ -102,17 +107,38 @@ def cmd_run(a) -> int:
             b = dev.to_device(make_buffer(spec))
             bufs.append((i, b))
             args.append(b)
+    sim = None
     try:
-        res = dev.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
+        if a.timing:
+            from .timing import TimingSim, format_stats
+            sim = TimingSim(a.config, overrides=a.set, device=dev)
+            tres = sim.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
+            print(format_stats(tres.stats, a.kernel))
+            print(f"wall time   {tres.wall_s:.3f} s")
+            doc = {"kernel": a.kernel, "sim_cycles": tres.cycles, "warp_insts": tres.warp_insts,
+                   "wall_s": tres.wall_s, "stats": tres.stats}
+        else:
+            res = dev.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
+            _print_launch(res)
+            doc = {"kernel": a.kernel, "sim_cycles": None, "warp_insts": res.warp_insts, "wall_s": res.wall_s}
     except errors.SimError as e:
         print(str(e), file=sys.stderr)
         return 2
-    _print_launch(res)
+    doc["outputs"] = {}
     for i, b in bufs:
         arr = dev.from_device(b)
         print(f"arg{i}: {arr.dtype}[{arr.size}] sum={float(np.sum(arr.astype(np.float64))):.6g} "
               f"first={arr[:4].tolist()}")
+        doc["outputs"][f"arg{i}"] = {"dtype": str(arr.dtype), "count": int(arr.size),
+                                     "sum": float(np.sum(arr.astype(np.float64))),
+                                     "first": arr[:4].astype(np.float64).tolist()}
+    _write_json(a, doc)
     return 0
+
+
+def _write_json(a, doc: dict) -> None:
+    if getattr(a, "json", None):
+        Path(a.json).write_text(json.dumps(doc, indent=1, default=float))
 
 
 def _run_timing_case(a, case) -> int:
@@ -126,6 +152,9 @@ def _run_timing_case(a, case) -> int:
     print(f"wall time   {run.timing.wall_s:.3f} s   ({run.timing.warp_insts / max(run.timing.wall_s, 1e-9) / 1e6:.2f} M warp insts/s)")
     status = {True: "PASS", False: "FAIL", None: "UNCHECKED (reference unknown)"}[run.passed]
     print(f"outputs     {status}  " + "  ".join(f"{k}: {v:.3g}" for k, v in run.errors.items()))
+    _write_json(a, {"case": case.name, "config": sim.config.name, "sim_cycles": run.timing.cycles,
+                    "warp_insts": run.timing.warp_insts, "wall_s": run.timing.wall_s, "outputs_pass": run.passed,
+                    "errors": run.errors, "stats": run.timing.stats})
     return 0 if run.passed is not False else 1
 
 
@@ -134,6 +163,9 @@ def cmd_validate(a) -> int:
     from .device import Device
     from .runner import run_case, save_outputs
 
+    if a.workloads is not None:
+        from .workload.commands import cmd_validate_workloads
+        return cmd_validate_workloads(a)
     if not a.functional:
         from .validate import validate
         res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot, jobs=a.jobs)
@@ -197,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timing", action="store_true", help="simulate cycles with the timing model")
     r.add_argument("--config", default="h200", help="GPU config name or TOML path (timing)")
     r.add_argument("--set", action="append", default=[], help="override a config value: l2.size_kib=30720")
+    r.add_argument("--workload", help="a gpu-workload/1 bundle (folder, .zip or .tar.xz): all launches in order")
+    r.add_argument("--launches", help="workload launches to time, e.g. 3,7-9 (the others run functionally); "
+                                      "implies --timing for those")
+    r.add_argument("--json", help="write the result as JSON here")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("validate", help="run every case of a suite and compare")
@@ -210,6 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", action="append", default=[])
     v.add_argument("--plot", help="correlation scatter PNG (timing validation)")
     v.add_argument("--jobs", type=int, default=1, help="simulate this many cases at once (processes)")
+    v.add_argument("--workloads", nargs="*", help="validate workload bundles (paths, or folders of bundles; "
+                                                  "none: the project's workloads/) instead of cases")
     v.set_defaults(fn=cmd_validate)
 
     s = sub.add_parser("serve", help="start the web explorer")

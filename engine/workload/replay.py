@@ -1,0 +1,331 @@
+"""Simulating a gpu-workload/1 bundle: every launch in order on one simulated device.
+
+    with open_bundle(path) as b:
+        res = run_workload(b, sim=TimingSim("h200"), timed=parse_launches("3,7-9", len(b.launches)))
+        print(format_table(res)); json.dump(res.as_json(), ...)
+
+Launches in `timed` run in the timing model, each with cold caches (as Nsight Compute's --cache-control all
+measured them); the others run in the functional core only (fast-forward). Without a TimingSim every launch
+is functional. Everything the launches need is prepared first (buffers, modules, kernels, argument counts):
+a launch that cannot even be prepared (its PTX does not load, its arguments do not match its entry) is
+reported with its error and skipped; the others still run. Outputs are checked after the last launch.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import errors
+from ..device import Device, Kernel
+from .bundle import DTYPES, Bundle, BundleError, Launch, Output, bf16_bits_to_f32
+
+# a launch's dominant stall excludes these (they are not stalls)
+_NOT_STALLS = {"idle", "done", "selected"}
+
+
+@dataclass
+class LaunchRun:
+    launch: Launch
+    timed: bool
+    warp_insts: int = 0
+    sim_cycles: int | None = None
+    stats: dict | None = None
+    wall_s: float = 0.0
+    error: str | None = None
+
+    @property
+    def hw_cycles(self) -> float | None:
+        return self.launch.hw_cycles_mean
+
+    @property
+    def err(self) -> float | None:
+        if self.sim_cycles is None or not self.hw_cycles:
+            return None
+        return (self.sim_cycles - self.hw_cycles) / self.hw_cycles
+
+    @property
+    def dominant_stall(self) -> str | None:
+        if not self.stats:
+            return None
+        cand = {k: v for k, v in self.stats["stall_cycles"].items() if k not in _NOT_STALLS and v > 0}
+        return max(cand, key=cand.get) if cand else None
+
+    def as_json(self) -> dict:
+        L = self.launch
+        d = {"index": L.index, "name": L.name, "kernel": L.kernel, "label": L.label, "op": L.op,
+             "grid": list(L.grid), "block": list(L.block), "shared_bytes": L.shared_bytes,
+             "timed": self.timed, "sim_cycles": self.sim_cycles, "hw_cycles": self.hw_cycles,
+             "warp_insts": self.warp_insts, "wall_s": round(self.wall_s, 6)}
+        if self.err is not None:
+            d["err"] = self.err
+        if self.stats:
+            st = self.stats
+            d.update(ipc=st["warp_ipc"], dram_bytes=st["dram_read_bytes"] + st["dram_write_bytes"],
+                     l2_hit_rate=st["L2_hit_rate"], l1_hit_rate=st["L1D_hit_rate"],
+                     dominant_stall=self.dominant_stall, time_us=st["gpu_tot_sim_time_us"],
+                     occupancy_warps_per_sm=st["occupancy_warps_per_sm"],
+                     stalls_per_issue=st["stalls_per_issue"])
+        if L.opaque:
+            d["opaque"] = True
+        if self.error:
+            d["error"] = self.error
+        return d
+
+
+@dataclass
+class OutputCheck:
+    output: Output
+    passed: bool
+    error: float
+    message: str = ""
+
+
+@dataclass
+class WorkloadResult:
+    name: str
+    launches: list[LaunchRun]
+    outputs: list[OutputCheck] = field(default_factory=list)
+    wall_s: float = 0.0
+    config: str | None = None
+
+    @property
+    def outputs_pass(self) -> bool:
+        return all(o.passed for o in self.outputs) and not any(r.error for r in self.launches)
+
+    def summary(self) -> dict:
+        timed = [r for r in self.launches if r.sim_cycles is not None]
+        both = [r for r in timed if r.hw_cycles]
+        sim = sum(r.sim_cycles for r in timed) if timed else None
+        hw_all = [r.hw_cycles for r in self.launches if r.hw_cycles]
+        s_both, h_both = sum(r.sim_cycles for r in both), sum(r.hw_cycles for r in both)
+        return {"launches": len(self.launches), "timed": len(timed),
+                "errors": sum(1 for r in self.launches if r.error),
+                "sim_cycles": sim, "hw_cycles": sum(hw_all) if hw_all else None,
+                "err_total": (s_both - h_both) / h_both if both else None,
+                "mae_launch": float(np.mean([abs(r.err) for r in both])) if both else None,
+                "warp_insts": sum(r.warp_insts for r in self.launches),
+                "outputs_pass": self.outputs_pass}
+
+    def as_json(self) -> dict:
+        return {"workload": self.name, "config": self.config,
+                "launches": [r.as_json() for r in self.launches],
+                "outputs_pass": self.outputs_pass,
+                "outputs": [{"buffer": o.output.buffer, "dtype": o.output.dtype, "shape": list(o.output.shape),
+                             "passed": o.passed, "error": o.error, **({"message": o.message} if o.message else {})}
+                            for o in self.outputs],
+                "summary": self.summary(), "wall_s": round(self.wall_s, 6)}
+
+
+_SPEC_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+
+
+def parse_launches(spec: str | None, n: int) -> set[int]:
+    """`3,7-9` -> {3, 7, 8, 9}; None or 'all' -> every launch. Indices outside 0..n-1 are an error."""
+    if spec is None or spec.strip() in ("", "all"):
+        return set(range(n))
+    if spec.strip() == "none":
+        return set()
+    out: set[int] = set()
+    for part in spec.split(","):
+        m = _SPEC_RE.match(part)
+        if not m:
+            raise ValueError(f"--launches: {part.strip()!r} is not an index or a range like 7-9")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a or b >= n:
+            raise ValueError(f"--launches: {part.strip()} is outside 0..{n - 1} (the bundle has {n} launches)")
+        out.update(range(a, b + 1))
+    return out
+
+
+@dataclass
+class _Prepared:
+    kernel: Kernel | None
+    args: list
+    error: str | None = None
+
+
+class WorkloadRunner:
+    """Holds one bundle on one device: buffers allocated and filled, modules loaded, arguments packed."""
+
+    def __init__(self, bundle: Bundle, device: Device):
+        self.bundle, self.device = bundle, device
+        self.addr: dict[str, int] = {}
+        self.scratch: list[int] = []
+        for bid, buf in bundle.buffers.items():
+            a = device.malloc(max(buf.bytes, 1))
+            data = bundle.buffer_bytes(bid)
+            if data is not None and len(data):
+                device.write(a, np.frombuffer(data, np.uint8))
+            self.addr[bid] = a
+        self.modules: dict[str, object] = {}
+        self.module_errors: dict[str, str] = {}
+        self.prepared = [self._prepare(L) for L in bundle.launches]
+
+    def _module(self, rel: str):
+        if rel not in self.modules and rel not in self.module_errors:
+            try:
+                self.modules[rel] = self.device.load_ptx(self.bundle.ptx_text(rel), filename=rel)
+            except (errors.PTXError, errors.SimError) as e:
+                self.module_errors[rel] = str(e)
+        return self.modules.get(rel)
+
+    def _prepare(self, L: Launch) -> _Prepared:
+        where = f"launch {L.index} ({L.kernel})"
+        if L.opaque:
+            return _Prepared(None, [], f"{where}: opaque launch (no PTX; measured time only)")
+        mod = self._module(L.ptx)
+        if mod is None:
+            return _Prepared(None, [], f"{where}: {self.module_errors[L.ptx]}")
+        try:
+            kernel = mod.kernel(L.kernel)
+        except KeyError as e:
+            return _Prepared(None, [], f"{where}: {e.args[0]}")
+        if len(kernel.params) != len(L.args):
+            return _Prepared(None, [], f"{where}: the bundle gives {len(L.args)} argument(s), entry {L.kernel} in "
+                                       f"{L.ptx} takes {len(kernel.params)}")
+        args = []
+        for j, (a, p) in enumerate(zip(L.args, kernel.params)):
+            if a.kind == "buffer":
+                args.append(self.addr[a.buffer] + a.offset)
+            elif a.kind == "value":
+                args.append(a.value)
+            elif a.scratch_bytes_per_cta:
+                s = self.device.malloc(a.scratch_bytes_per_cta * L.ctas)
+                self.scratch.append(s)
+                args.append(s)
+            else:
+                args.append(0)
+            if p.size != 8 and a.kind in ("buffer", "scratch"):
+                return _Prepared(None, [], f"{where}: argument {j} is a pointer but parameter {p.name} is "
+                                           f"{p.size} bytes")
+        try:
+            self.device.pack_params(kernel, args)
+        except errors.LaunchError as e:
+            return _Prepared(None, [], f"{where}: {e}")
+        return _Prepared(kernel, args)
+
+    def check_outputs(self) -> list[OutputCheck]:
+        return [check_output(self.bundle, self.device, self.addr[o.buffer], o) for o in self.bundle.outputs]
+
+
+def _as_float(raw: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "bf16":
+        return bf16_bits_to_f32(raw.view(np.uint16)).astype(np.float64)
+    return raw.astype(np.float64)
+
+
+def check_output(bundle: Bundle, device: Device, base: int, o: Output) -> OutputCheck:
+    """The format's rule: ||got - exp||2 / ||exp||2 over finite expected values; tol 0 is exact."""
+    dt = np.dtype(DTYPES[o.dtype])
+    got_bytes = device.read(base + o.offset, o.extent_bytes)
+    exp_bytes = bundle.expect_bytes(o)
+    if o.extent_bytes == 0:
+        return OutputCheck(o, True, 0.0)
+    shape, strides = o.shape, tuple(s * dt.itemsize for s in o.stride)
+    got = np.lib.stride_tricks.as_strided(np.frombuffer(got_bytes, dt), shape, strides)
+    exp = np.lib.stride_tricks.as_strided(np.frombuffer(exp_bytes, dt), shape, strides)
+    if o.tol == 0 or o.dtype in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "bool"):
+        bad = int(np.count_nonzero(got != exp))
+        return OutputCheck(o, bad == 0, float(bad), f"{bad} element(s) differ" if bad else "")
+    g, e = _as_float(got, o.dtype), _as_float(exp, o.dtype)
+    fin = np.isfinite(e)
+    if not np.all(np.isfinite(g[fin])):
+        return OutputCheck(o, False, float("inf"), "non-finite values where finite ones were expected")
+    den = float(np.linalg.norm(e[fin]))
+    err = float(np.linalg.norm(g[fin] - e[fin]) / (den if den > 0 else 1.0))
+    return OutputCheck(o, err <= o.tol, err)
+
+
+def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device: Device | None = None,
+                 progress: Callable[[int, int, LaunchRun], None] | None = None,
+                 sink_for: Callable[[LaunchRun], object] | None = None,
+                 max_warp_insts: int = 0) -> WorkloadResult:
+    """Run every launch in order. sim: a engine.timing.TimingSim (None: functional only); timed: launch
+    indices simulated cycle by cycle (default all when sim is given); sink_for(run) may return a recorder
+    sink for a timed launch; progress(i, n, run) is called after each launch."""
+    t0 = time.perf_counter()
+    dev = sim.device if sim is not None else (device or Device())
+    n = len(bundle.launches)
+    timed = set(range(n)) if timed is None and sim is not None else (timed or set())
+    if sim is None and timed:
+        raise ValueError("timed launches need a TimingSim")
+    runner = WorkloadRunner(bundle, dev)
+    runs: list[LaunchRun] = []
+    try:
+        for L, prep in zip(bundle.launches, runner.prepared):
+            run = LaunchRun(L, L.index in timed)
+            runs.append(run)
+            if prep.error:
+                run.error = prep.error
+            else:
+                _run_one(run, prep, dev, sim, sink_for, max_warp_insts)
+            if progress:
+                progress(L.index, n, run)
+        outputs = runner.check_outputs()
+    finally:
+        for a in list(runner.addr.values()) + runner.scratch:
+            dev.free(a)
+    return WorkloadResult(bundle.name, runs, outputs, time.perf_counter() - t0,
+                          sim.config.name if sim is not None else None)
+
+
+def _run_one(run: LaunchRun, prep: _Prepared, dev: Device, sim, sink_for, max_warp_insts: int) -> None:
+    L = run.launch
+    t = time.perf_counter()
+    try:
+        if run.timed:
+            sim.flush()                                  # cold caches, as ncu --cache-control all
+            sink = sink_for(run) if sink_for else None
+            res = sim.launch(prep.kernel, L.grid, L.block, prep.args, shared=L.shared_bytes, sink=sink,
+                             max_warp_insts=max_warp_insts,
+                             meta={"workload": {"launch": L.index, "kernel": L.kernel, "label": L.label}})
+            run.stats, run.sim_cycles, run.warp_insts = res.stats, res.cycles, res.warp_insts
+        else:
+            res = dev.launch(prep.kernel, L.grid, L.block, prep.args, shared=L.shared_bytes,
+                             max_warp_insts=max_warp_insts)
+            run.warp_insts = res.warp_insts
+    except (errors.SimError, errors.PTXError) as e:
+        run.error = f"launch {L.index} ({L.kernel}): {e}"
+    run.wall_s = time.perf_counter() - t
+
+
+def format_table(res: WorkloadResult) -> str:
+    """Per-launch table and totals, as `simtscope run --workload` prints it."""
+    head = (f"{'#':>3s} {'label':38s} {'grid':>12s} {'warp insts':>11s} {'sim cyc':>9s} {'hw cyc':>9s} "
+            f"{'err':>7s} {'IPC':>6s} {'DRAM MB':>8s} {'L2 hit':>6s}  top stall")
+    lines = [f"workload {res.name}" + (f" on {res.config}" if res.config else " (functional)"), head]
+    for r in res.launches:
+        L = r.launch
+        grid = "x".join(str(g) for g in L.grid if g > 1) or "1"
+        label = (L.label if len(L.label) <= 38 else L.label[:35] + "...")
+        sim = f"{r.sim_cycles:9,d}" if r.sim_cycles is not None else f"{'-':>9s}"
+        hw = f"{r.hw_cycles:9,.0f}" if r.hw_cycles else f"{'-':>9s}"
+        err = f"{100 * r.err:+6.1f}%" if r.err is not None else f"{'':>7s}"
+        if r.stats:
+            st = r.stats
+            extra = (f"{st['warp_ipc']:6.2f} {(st['dram_read_bytes'] + st['dram_write_bytes']) / 1e6:8.2f} "
+                     f"{st['L2_hit_rate']:6.2f}  {r.dominant_stall or '-'}")
+        else:
+            extra = f"{'':6s} {'':8s} {'':6s}"
+        lines.append(f"{L.index:3d} {label:38s} {grid:>12s} {r.warp_insts:11,d} {sim} {hw} {err} {extra}")
+        if r.error:
+            lines.append(f"    error: {r.error}")
+    s = res.summary()
+    tot = (f"total: {s['launches']} launches, {s['timed']} timed, {s['warp_insts']:,d} warp insts")
+    if s["sim_cycles"] is not None:
+        tot += f", sim {s['sim_cycles']:,d} cycles"
+    if s["hw_cycles"]:
+        tot += f", hw {s['hw_cycles']:,.0f} cycles"
+    if s["err_total"] is not None:
+        tot += f", error {100 * s['err_total']:+.1f}% total, MAE {100 * s['mae_launch']:.1f}% per launch"
+    lines.append(tot)
+    for o in res.outputs:
+        lines.append(f"output {o.output.buffer} {o.output.dtype}{list(o.output.shape)}: "
+                     f"{'PASS' if o.passed else 'FAIL'} (error {o.error:.3g}{'; ' + o.message if o.message else ''})")
+    lines.append(f"outputs {'PASS' if res.outputs_pass else 'FAIL'}   wall {res.wall_s:.2f} s")
+    return "\n".join(lines)

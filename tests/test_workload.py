@@ -1,0 +1,259 @@
+"""gpu-workload/1 bundles: reading, checking, simulating; the examples run with outputs passing."""
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.workload.bundle import BundleError, Limits, f32_to_bf16_bits, bf16_bits_to_f32, open_bundle
+from engine.workload.replay import parse_launches, run_workload
+from engine.workload.writer import BundleWriter
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "workloads" / "examples"
+SHARED = ROOT.parent / "shared" / "workloads" / "examples"
+SAXPY_PTX = (ROOT / "validation" / "ptx" / "vector.sm90.ptx").read_text()
+
+
+def _files(base: Path):
+    return sorted(p.relative_to(base) for p in base.rglob("*") if p.is_file())
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/workloads is not present on this machine")
+def test_examples_are_a_byte_identical_copy():
+    assert _files(EXAMPLES) == _files(SHARED)
+    for rel in _files(SHARED):
+        assert filecmp.cmp(EXAMPLES / rel, SHARED / rel, shallow=False), f"{rel} differs from ../shared"
+
+
+def saxpy_bundle(n=4096, a=0.5, **kw) -> BundleWriter:
+    """A two-launch workload written with the writer: y = a*x + y twice (so the second reads the first)."""
+    x = np.linspace(-1, 1, n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    w = BundleWriter("saxpy_twice", description="test")
+    w.buffer("x", data=x.tobytes(), role="input")
+    w.buffer("y", data=y.tobytes(), role="output")
+    p = w.ptx("saxpy", SAXPY_PTX)
+    for i in range(2):
+        w.launch("saxpy", p, grid=(n // 256,), block=(256,), shared_bytes=0,
+                 args=[w.value(n, "s32"), w.value(a, "f32"), w.ptr("x"), w.ptr("y")], name=f"step{i}", op="saxpy")
+    exp = (y + a * x + a * x).astype(np.float32)
+    w.output("y", "f32", (n,), exp.tobytes(), tol=1e-6)
+    w.hardware({"device": "test"}, [{"cycles": [5000, 5100]}, {"cycles": [4900]}])
+    return w
+
+
+@pytest.mark.parametrize("form", ["folder", "bundle.tar.xz", "bundle.zip"])
+def test_writer_roundtrip_and_functional_run(tmp_path, form):
+    w = saxpy_bundle()
+    dest = w.save(tmp_path / form)
+    with open_bundle(dest) as b:
+        assert b.name == "saxpy_twice" and len(b.launches) == 2
+        assert b.launches[0].hw_cycles_mean == 5050 and b.launches[1].label == "step1"
+        res = run_workload(b)
+    assert res.outputs_pass, res.outputs
+    from engine.device import Device
+    dev = Device()
+    k = dev.load_ptx(SAXPY_PTX).kernel("saxpy")
+    ref = dev.launch(k, 16, 256, [4096, 0.5, dev.alloc(4096), dev.alloc(4096)])
+    assert [r.warp_insts for r in res.launches] == [ref.warp_insts] * 2
+    assert all(r.sim_cycles is None for r in res.launches)
+
+
+def test_timed_subset_and_json(tmp_path):
+    from engine.timing import TimingSim
+    dest = saxpy_bundle().save(tmp_path / "b")
+    with open_bundle(dest) as b:
+        res = run_workload(b, sim=TimingSim("h200"), timed={1})
+    d = res.as_json()
+    assert d["outputs_pass"] is True
+    L0, L1 = d["launches"]
+    assert L0["sim_cycles"] is None and L0["hw_cycles"] == 5050 and "err" not in L0
+    assert L1["sim_cycles"] > 0 and L1["hw_cycles"] == 4900
+    assert L1["err"] == pytest.approx((L1["sim_cycles"] - 4900) / 4900)
+    s = d["summary"]
+    assert s["sim_cycles"] == L1["sim_cycles"] and s["hw_cycles"] == 5050 + 4900
+    assert s["err_total"] == pytest.approx(L1["err"]) and s["mae_launch"] == pytest.approx(abs(L1["err"]))
+    assert L1["warp_insts"] == L0["warp_insts"] > 0
+
+
+def test_wrong_output_fails(tmp_path):
+    w = saxpy_bundle()
+    w.files["expect/y.bin"] = np.zeros(4096, np.float32).tobytes()
+    with open_bundle(w.save(tmp_path / "b")) as b:
+        res = run_workload(b)
+    assert not res.outputs_pass and res.outputs[0].error > 1
+
+
+def test_parse_launches():
+    assert parse_launches("3,7-9", 10) == {3, 7, 8, 9}
+    assert parse_launches(None, 3) == {0, 1, 2}
+    with pytest.raises(ValueError, match="outside 0..9"):
+        parse_launches("7-12", 10)
+    with pytest.raises(ValueError, match="not an index"):
+        parse_launches("a-b", 10)
+
+
+def test_bf16_rounding():
+    v = np.array([1.0, 1.00390625, 1.01171875, -2.5, np.inf], np.float32)
+    bits = f32_to_bf16_bits(v)
+    assert bf16_bits_to_f32(bits).tolist() == [1.0, 1.0, 1.015625, -2.5, np.inf]
+
+
+# ---------------------------------------------------------------------- bad input
+def _write(tmp_path, manifest: dict, files: dict | None = None) -> Path:
+    d = tmp_path / "bad"
+    d.mkdir(exist_ok=True)
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    for rel, data in (files or {}).items():
+        p = d / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    return d
+
+
+def _good(tmp_path) -> tuple[dict, dict]:
+    w = saxpy_bundle()
+    return json.loads(w.manifest_bytes()), dict(w.files)
+
+
+@pytest.mark.parametrize("mutate,where,msg", [
+    (lambda m: m.update(format="gpu-workload/2"), "manifest.json", "format 'gpu-workload/2' is not"),
+    (lambda m: m.update(name="a b"), "name", "is not a name"),
+    (lambda m: m["buffers"][0].update(bytes=-1), "buffers[0].bytes", "outside"),
+    (lambda m: m["buffers"][1].update(id="x"), "buffers[1].id", "duplicate buffer id"),
+    (lambda m: m["buffers"][0]["init"].update(file="buffers/nope.bin"), "buffers[0].init.file", "missing"),
+    (lambda m: m["buffers"][0]["init"].update(file="../etc/passwd"), "buffers[0].init.file", "leaves the bundle"),
+    (lambda m: m["buffers"][0].update(bytes=8), "buffers[0].init.file", "holds 16384 bytes, the buffer has 8"),
+    (lambda m: m["launches"][1]["args"][2].update(buffer="zz"), "launches[1].args[2].buffer", "no buffer"),
+    (lambda m: m["launches"][0]["args"][3].update(offset=1 << 20), "launches[0].args[3].offset", "outside buffer y"),
+    (lambda m: m["launches"][0]["args"][0].update(type="i32"), "launches[0].args[0].type", "not a PTX scalar"),
+    (lambda m: m["launches"][0].update(grid=[0, 1, 1]), "launches[0].grid[0]", "outside 1.."),
+    (lambda m: m["launches"][0].update(block=[64, 32, 1]), "launches[0].block", "more than 1024"),
+    (lambda m: m["launches"][0].update(ptx="ptx/missing.ptx"), "launches[0].ptx", "missing"),
+    (lambda m: m["launches"][0].pop("kernel"), "launches[0].kernel", "non-empty string"),
+    (lambda m: m["outputs"][0].update(shape=[8192]), "outputs[0]", "past buffer y"),
+    (lambda m: m["outputs"][0].update(dtype="f8"), "outputs[0].dtype", "not one of"),
+    (lambda m: m["hardware"]["launches"].pop(), "hardware.launches", "1 entries for 2 launches"),
+    (lambda m: m.update(launches={}), "launches", "expected a list"),
+])
+def test_malformed_manifest_names_the_field(tmp_path, mutate, where, msg):
+    m, files = _good(tmp_path)
+    mutate(m)
+    with pytest.raises(BundleError, match=msg) as ei:
+        open_bundle(_write(tmp_path, m, files))
+    assert where in str(ei.value)
+
+
+def test_truncated_manifest_and_short_buffer(tmp_path):
+    m, files = _good(tmp_path)
+    d = _write(tmp_path, m, files)
+    (d / "manifest.json").write_text(json.dumps(m)[:-40])
+    with pytest.raises(BundleError, match=r"manifest.json: not valid JSON: .* line 1"):
+        open_bundle(d)
+    (d / "manifest.json").write_text(json.dumps(m))
+    (d / "buffers" / "x.bin").write_bytes(b"\0" * 100)
+    with pytest.raises(BundleError, match=r"buffers\[0\].init.file: buffers/x.bin holds 100 bytes"):
+        open_bundle(d)
+
+
+def test_argument_count_mismatch_names_the_launch(tmp_path):
+    m, files = _good(tmp_path)
+    m["launches"][1]["args"].pop()
+    with open_bundle(_write(tmp_path, m, files)) as b:
+        res = run_workload(b)
+    assert res.launches[0].error is None and res.launches[0].warp_insts > 0
+    assert "launch 1 (saxpy): the bundle gives 3 argument(s), entry saxpy in ptx/saxpy_" in res.launches[1].error
+    assert "takes 4" in res.launches[1].error
+    assert not res.outputs_pass
+
+
+def test_unsupported_ptx_names_launch_file_and_line(tmp_path):
+    m, files = _good(tmp_path)
+    rel = m["launches"][1]["ptx"]
+    text = files[rel].decode()
+    files[rel] = text.replace("ret;", "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1}], [%rd3];\n\tret;", 1).encode()
+    with open_bundle(_write(tmp_path, m, files)) as b:
+        res = run_workload(b)
+    err = res.launches[1].error
+    assert err.startswith("launch 1 (saxpy): ") and rel in err and "cp.async.bulk.tensor" in err
+    assert res.launches[0].error == err.replace("launch 1", "launch 0")   # both launches use the module
+
+
+@pytest.mark.parametrize("kind", ["zip-slip", "symlink", "two-tops", "truncated", "too-big"])
+def test_hostile_archives(tmp_path, kind):
+    src = saxpy_bundle().save(tmp_path / "ok")
+    arch = tmp_path / ("b.zip" if kind in ("zip-slip", "two-tops") else "b.tar.xz")
+    limits = Limits()
+    if kind == "zip-slip":
+        with zipfile.ZipFile(arch, "w") as zf:
+            zf.writestr("saxpy_twice/manifest.json", (src / "manifest.json").read_bytes())
+            zf.writestr("../evil.txt", b"x")
+        msg = "parent path"
+    elif kind == "two-tops":
+        with zipfile.ZipFile(arch, "w") as zf:
+            zf.writestr("a/manifest.json", b"{}")
+            zf.writestr("b/manifest.json", b"{}")
+        msg = "one folder with manifest.json"
+    else:
+        with tarfile.open(arch, "w:xz") as tf:
+            tf.add(src, arcname="saxpy_twice")
+            if kind == "symlink":
+                ti = tarfile.TarInfo("saxpy_twice/link")
+                ti.type, ti.linkname = tarfile.SYMTYPE, "/etc/passwd"
+                tf.addfile(ti)
+        if kind == "truncated":
+            data = arch.read_bytes()
+            arch.write_bytes(data[: len(data) // 2])
+            msg = "truncated or corrupt"
+        elif kind == "too-big":
+            limits = Limits(max_bytes=10_000)
+            msg = "more than the limit of 10000 bytes"
+        else:
+            msg = "not a plain file"
+    with pytest.raises(BundleError, match=msg):
+        open_bundle(arch, limits)
+    assert not (tmp_path / "evil.txt").exists()
+
+
+# ---------------------------------------------------------------------- the real examples
+@pytest.mark.parametrize("name", ["example_mlp_b64_fp32", "example_cnn_b4_32x32_fp16",
+                                  "example_attention_b1_t128_d128_fp16"])
+def test_examples_run_functionally_with_outputs_passing(name):
+    with open_bundle(EXAMPLES / f"{name}.tar.xz") as b:
+        res = run_workload(b)
+        n = len(b.launches)
+    assert res.outputs_pass, [(o.output.buffer, o.error) for o in res.outputs]
+    assert len(res.launches) == n and all(r.warp_insts > 0 and r.error is None for r in res.launches)
+
+
+def test_cli_run_and_validate_workloads(tmp_path):
+    ex = EXAMPLES / "example_cnn_b4_32x32_fp16.tar.xz"
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "engine.cli", "run", "--workload", str(ex), "--launches", "4-5", "--json", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "outputs PASS" in p.stdout and "triton_per_fused" in p.stdout
+    d = json.loads(out.read_text())
+    assert [L["sim_cycles"] is not None for L in d["launches"]] == [False] * 4 + [True] * 2
+    assert d["outputs_pass"] and d["summary"]["timed"] == 2 and d["wall_s"] > 0
+    vj = tmp_path / "v.json"
+    p = subprocess.run([sys.executable, "-m", "engine.cli", "validate", "--workloads", str(ex), "--json", str(vj)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    v = json.loads(vj.read_text())
+    w = v["workloads"]["example_cnn_b4_32x32_fp16"]
+    assert all(L["sim_cycles"] > 0 and L["hw_cycles"] > 0 for L in w["launches"])
+    assert v["summary"]["outputs_passed"] == 1 and v["summary"]["workloads"] == 1
+    assert v["summary"]["mae_model_total"] == pytest.approx(abs(w["summary"]["err_total"]))
+    bad = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--workload", str(tmp_path / "nope.zip")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert bad.returncode == 2 and "nope.zip: no such file" in bad.stderr
