@@ -250,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "none: the project's workloads/) instead of cases")
     v.set_defaults(fn=cmd_validate)
 
+    from .workload.capture.cli import add_parser as add_capture
+    add_capture(sub)
+
     s = sub.add_parser("serve", help="start the web explorer")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=5000)

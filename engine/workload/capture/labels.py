@@ -1,0 +1,55 @@
+"""Labels for captured launches, from Inductor's generated code and Dynamo's module stacks.
+
+Inductor writes, before each kernel call in its generated `call()`, a comment such as
+`# Topologically Sorted Source Nodes: [batch_norm, x, conv2d_1], Original ATen: [aten.relu, aten.convolution]`.
+The source nodes are Dynamo graph nodes, whose `nn_module_stack` gives the module path (`layer1.0.conv1`).
+Pure text processing: tested without torch.
+"""
+from __future__ import annotations
+
+import re
+
+_SRC_RE = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\],\s*Original ATen:\s*"
+                     r"\[(?P<aten>[^\]]*)\]")
+_RUN_RE = re.compile(r"^\s*(?P<k>triton_\w+)\.run\(")
+_EXTERN_RE = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.aten\.(?:_scaled_dot_product_\w+|_flash_\w+|"
+                        r"_efficient_\w+|mm|bmm|addmm|convolution)\b(?:\.default)?)\s*\(")
+
+
+def module_path(fqn: str) -> str:
+    """Dynamo's `L['self'].layer1[0]._modules['conv1']` (and similar spellings) -> `layer1.0.conv1`."""
+    s = re.sub(r"^L\[['\"]self['\"]\]", "", fqn.strip())
+    s = re.sub(r"^(?:L|G)\[['\"](\w+)['\"]\]", r"\1", s)
+    s = re.sub(r"\._modules\[['\"]([^'\"]+)['\"]\]", r".\1", s)
+    s = re.sub(r"\[['\"]([^'\"]+)['\"]\]", r".\1", s)
+    s = re.sub(r"\[(\d+)\]", r".\1", s)
+    s = re.sub(r"^self\.", "", s)
+    return s.strip(".")
+
+
+def kernel_labels(code: str, modules: dict[str, str]) -> dict[str, dict]:
+    """kernel name -> {"module": path, "op": "convolution+relu", "nodes": [...]} for every kernel call in
+    the generated code. module is the path of the last source node that has one (the op the kernel is
+    built around comes last: a template's epilogue is fused after it, a reduction's inputs before it)."""
+    out: dict[str, dict] = {}
+    pending = None
+    for line in code.splitlines():
+        m = _SRC_RE.search(line)
+        if m:
+            pending = m
+            continue
+        r = _RUN_RE.match(line)
+        if r and pending is not None:
+            nodes = [n.strip() for n in pending.group("nodes").split(",") if n.strip()]
+            aten = [a.strip().removeprefix("aten.") for a in pending.group("aten").split(",") if a.strip()]
+            paths = [modules[n] for n in nodes if modules.get(n)]
+            out.setdefault(r.group("k"), {"module": paths[-1] if paths else None,
+                                          "op": "+".join(dict.fromkeys(aten)) or None, "nodes": nodes})
+            pending = None
+    return out
+
+
+def extern_calls(code: str) -> list[str]:
+    """Calls in the generated code that run a library kernel (no PTX): extern_kernels.mm, flash attention."""
+    body = code.split("def call(", 1)[1] if "def call(" in code else code
+    return [m.group(1) for m in _EXTERN_RE.finditer(body)]
