@@ -50,7 +50,7 @@ def apply_synthetic(model, inputs) -> dict[int, dict]:
             seen.add(st.data_ptr())
             seed = zlib.crc32(name.encode()) + 1000
             nbytes = t.numel() * t.element_size()
-            whole = t.storage_offset() == 0 and st.nbytes() == nbytes and t.is_non_overlapping_and_dense()
+            whole = t.storage_offset() == 0 and st.nbytes() == nbytes
             init = init_for(name, tuple(t.shape), dt, seed)
             src = torch.frombuffer(bytearray(rng_bytes(init, nbytes)), dtype=torch.uint8).to(t.device)
             if whole:                            # the storage in memory order, whatever the layout
