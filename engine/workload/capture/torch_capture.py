@@ -226,6 +226,7 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
         labels = kernel_labels(code, mods)
         gc.collect()
         torch.cuda.empty_cache()
+        zeroed = zero_free_memory()
         w = BundleWriter(name, description=description, source={
             "framework": f"torch {torch.__version__}", "compiler": f"triton {triton.__version__}",
             "device": torch.cuda.get_device_name(), "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -270,10 +271,31 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
     summary = {"name": name, "launches": len(w.manifest["launches"]), "buffers": len(w.manifest["buffers"]),
                "modules": len({L["ptx"] for L in w.manifest["launches"]}), "externs": sorted(set(externs)),
                "compiled_vs_eager": max_rel, "compile_s": round(t_compile, 1),
-               "total_s": round(time.time() - t0, 1), "bundle_bytes": Path(path).stat().st_size
+               "total_s": round(time.time() - t0, 1), "zeroed_free_bytes": zeroed, "bundle_bytes": Path(path).stat().st_size
                if Path(path).is_file() else None, **rec.stats}
     log(f"{name}: {summary}")
     return summary
+
+
+def zero_free_memory() -> int:
+    """Zero every free block the caching allocator holds, so that a buffer allocated during the recorded
+    pass starts as zeros (stored as a fill), not as the warm-up pass's leftovers (megabytes of files)."""
+    import ctypes
+    import torch
+    torch.cuda.synchronize()
+    cu = ctypes.CDLL("libcuda.so.1")
+    total = 0
+    for seg in torch.cuda.memory_snapshot():
+        addr = int(seg["address"])
+        for blk in seg.get("blocks", []):
+            size = int(blk["size"])
+            start = int(blk.get("address", addr))
+            if blk.get("state") == "inactive" and size:
+                if cu.cuMemsetD8_v2(ctypes.c_uint64(start), ctypes.c_ubyte(0), ctypes.c_size_t(size)) == 0:
+                    total += size
+            addr = start + size
+    torch.cuda.synchronize()
+    return total
 
 
 def _output_code(cache_dir: str) -> str:
