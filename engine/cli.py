@@ -72,6 +72,9 @@ def cmd_run(a) -> int:
     if a.workload:
         from .workload.commands import cmd_run_workload
         return cmd_run_workload(a)
+    if a.trace:
+        from .traces.commands import cmd_run_trace
+        return cmd_run_trace(a)
     if a.case:
         suite = load_suite(a.cases)
         case = suite[a.case]
@@ -89,7 +92,7 @@ def cmd_run(a) -> int:
                         "wall_s": run.wall_s, "outputs_pass": run.passed, "errors": run.errors})
         return 0 if run.passed is not False else 1
     if not (a.ptx and a.kernel and a.grid and a.block):
-        print("simtscope run: give --workload BUNDLE, --case NAME, or --ptx FILE --kernel NAME --grid X,Y,Z --block X,Y,Z", file=sys.stderr)
+        print("simtscope run: give --workload BUNDLE, --trace DIR, --case NAME, or --ptx FILE --kernel NAME --grid X,Y,Z --block X,Y,Z", file=sys.stderr)
         return 2
     dev = Device()
     try:
@@ -166,6 +169,9 @@ def cmd_validate(a) -> int:
     if a.workloads is not None:
         from .workload.commands import cmd_validate_workloads
         return cmd_validate_workloads(a)
+    if a.traces:
+        from .traces.commands import cmd_validate_traces
+        return cmd_validate_traces(a)
     if not a.functional:
         from .validate import validate
         res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot, jobs=a.jobs)
@@ -232,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--workload", help="a gpu-workload/1 bundle (folder, .zip or .tar.xz): all launches in order")
     r.add_argument("--launches", help="workload launches to time, e.g. 3,7-9 (the others run functionally); "
                                       "implies --timing for those")
+    r.add_argument("--trace", help="an Accel-Sim trace directory (kernelslist.g + .traceg[.xz|.gz|.zst]): "
+                                   "trace-driven timing, e.g. --config gtx1080 for Pascal traces")
+    r.add_argument("--allow-unknown-opcodes", action="store_true",
+                   help="time SASS opcodes missing from the tables as generic ALU ops (counted) instead of failing")
     r.add_argument("--json", help="write the result as JSON here")
     r.set_defaults(fn=cmd_run)
 
@@ -248,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=int, default=1, help="simulate this many cases at once (processes)")
     v.add_argument("--workloads", nargs="*", help="validate workload bundles (paths, or folders of bundles; "
                                                   "none: the project's workloads/) instead of cases")
+    v.add_argument("--traces", nargs="+", help="Accel-Sim trace directories (or folders of them): run each, "
+                                               "compare with an accelsim_log.txt beside it")
+    v.add_argument("--allow-unknown-opcodes", action="store_true")
     v.set_defaults(fn=cmd_validate)
 
     from .workload.capture.cli import add_parser as add_capture

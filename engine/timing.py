@@ -203,6 +203,12 @@ class TimingSim:
             if sink is not None:
                 sink.end({"fault": msg}, "faulted")
             raise errors.LaunchError(f"{kernel.name}: {msg}")
+        return self._simulate(kernel.name, sink, progress, chunk_cycles,
+                              lambda fault: Device.fault_exception(kernel.module, kernel.name, fault))
+
+    def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception) -> TimingResult:
+        """Run the launched kernel to its end (draining recorded rows into sink); raises fault_exception(fault)."""
+        fault = ffi.new("gs_fault *")
         t0 = time.perf_counter()
         tstats = ffi.new("gs_tstats *")
         # the engine runs chunk_cycles at a time (the GIL is released meanwhile), then recorded rows are drained:
@@ -214,7 +220,7 @@ class TimingSim:
             if st == lib.GS_DONE:
                 break
             if st == lib.GS_FAULTED:
-                exc = Device.fault_exception(kernel.module, kernel.name, fault)
+                exc = fault_exception(fault)
                 if sink is not None:
                     lib.gs_tsim_get_stats(self._ptr, tstats)
                     d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
@@ -232,7 +238,7 @@ class TimingSim:
         self._kernel_id += 1
         if sink is not None:
             sink.end(d, "done")
-        return TimingResult(kernel.name, d, wall)
+        return TimingResult(name, d, wall)
 
     def run_case(self, case, sink: RecordSink | None = None, progress: Callable | None = None, flush: bool = True,
                  **kw):

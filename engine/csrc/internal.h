@@ -88,6 +88,7 @@ struct gs_program {
     uint32_t max_func_preds;
     uint8_t *const_bank;
     uint32_t const_bytes;
+    struct gs_tsrc *trace;    /* trace-driven kernel (trace_src.c): warps take their instructions from it */
 };
 
 /* One global-memory allocation, backed by an anonymous mapping (pages materialise on first touch). */

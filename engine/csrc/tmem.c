@@ -482,3 +482,22 @@ void gs_tmem_flush(gs_tsim *ts) {
         memset(ts->dram[i].row_used, 0, ts->cfg.dram_banks * GS_FR_ROWS * sizeof(uint64_t));
     }
 }
+
+/* gs_tsim_fill_l2 (a host-to-device copy leaves its data in the L2, as GPGPU-Sim's
+ * gpgpu_perf_sim_memcpy does): every sector of the range valid and clean in its home slice. */
+void gs_tsim_fill_l2(gs_tsim *ts, uint64_t addr, uint64_t bytes) {
+    const gs_tconfig *cf = &ts->cfg;
+    uint64_t sb = cf->l2_sector_bytes;
+    for (uint64_t a = addr / sb * sb; a < addr + bytes; a += sb) {
+        uint64_t line = a >> ts->l2_line_shift;
+        gs_l2slice *sl = &ts->l2[slice_of(ts, line)];
+        uint64_t set = (line / cf->l2_slices) % sl->c.sets, evl;
+        uint8_t evd;
+        int64_t idx = gs_cache_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint32_t sec = (uint32_t)((a & (cf->l2_line_bytes - 1)) >> ts->l2_sector_shift);
+        sl->c.valid[idx] |= (uint8_t)(1u << sec);
+        sl->c.part[idx] &= (uint8_t)~(1u << sec);
+        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = ts->now;
+    }
+}

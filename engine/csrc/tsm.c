@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include "timing.h"
 #include "sched.h"
+#include "trace_src.h"
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -157,7 +158,8 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     ts->ctx.clock = now;
     ts->ctx.smid = (uint32_t)sm->id;
     uint64_t ti0 = ts->fstats.thread_insts;
-    int r = gs_warp_step(&ts->ctx, w);
+    /* trace-driven kernels (trace_src.c): the instruction comes from the trace, nothing executes */
+    int r = ts->prog->trace ? gs_tsrc_step(ts, sm, tw) : gs_warp_step(&ts->ctx, w);
     if (r == GS_X_FAULT) { ts->status = GS_FAULTED; return; }
     uint32_t active = (uint32_t)(ts->fstats.thread_insts - ti0);
     ts->st.warp_insts++;
@@ -280,6 +282,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
                       (uint32_t)(linear / ((uint64_t)d->grid[0] * d->grid[1]))};
     if (gs_cta_init(&tc->cta, &ts->ctx, id, &ts->fault)) { ts->status = GS_FAULTED; return -1; }
     tc->cta.sm = sm->id;
+    if (ts->prog->trace && gs_tsrc_cta_begin(ts, sm, tc)) return -1;   /* trace-driven: its next thread block */
     tc->used = 1;
     tc->nslots = 0;
     tc->nwarps_left = tc->cta.nwarps;

@@ -456,4 +456,66 @@ int gs_lod_durations(const int64_t *key, const int64_t *start, const int64_t *en
 void gs_lod_dominant_fold(int64_t *h, uint32_t nb, uint32_t nkeys, uint32_t nstates, const uint8_t *ids,
                           uint8_t *dom, int fold);
 
+
+/* ---------------------------------------------------------------------------------------------
+ * Accel-Sim traces (engine/traces, docs/traces.md): a streaming reader of .traceg kernel traces and a
+ * trace-driven launch (no functional execution: masks, registers and addresses come from the trace).
+ * --------------------------------------------------------------------------------------------- */
+enum gs_trace_kind { GS_TK_ALU = 0, GS_TK_LOAD, GS_TK_STORE, GS_TK_ATOMIC, GS_TK_BARRIER, GS_TK_EXIT,
+                     GS_TK_BRANCH, GS_TK_MEMBAR, GS_TK_TENSOR, GS_TK_WARP, GS_TK__COUNT };
+enum gs_trace_flag { GS_TRACE_ALLOW_UNKNOWN = 1 };
+
+/* One opcode of a SASS table (engine/traces/opcodes.py), keyed by the name before the first '.'. */
+typedef struct gs_trace_opinfo {
+    char name[24];
+    uint8_t unit;          /* gs_unit */
+    uint8_t kind;          /* gs_trace_kind */
+    uint8_t space;         /* gs_space of memory kinds (GENERIC: classified by address) */
+    uint8_t pad;
+} gs_trace_opinfo;
+
+typedef struct gs_trace_header {
+    char kernel_name[512];
+    char nvbit_version[32];
+    uint32_t kernel_id, grid[3], block[3], shmem, nregs, binary_version, tracer_version, lineinfo;
+    uint64_t cuda_stream_id, shmem_base, local_base;
+    uint32_t seen;         /* bit per key found (engine/traces/reader.py HEADER_KEYS order) */
+} gs_trace_header;
+
+/* One decoded warp instruction (for inspection and tests). */
+typedef struct gs_trace_inst {
+    uint64_t pc;
+    uint32_t mask, idx, width;
+    uint8_t unit, kind, space, pad;
+    uint64_t addrs[32];    /* per lane; 0 for inactive lanes */
+} gs_trace_inst;
+
+typedef struct gs_trace gs_trace;
+
+/* Contract: reads the header of the kernel trace on fd (read sequentially; the reader closes nothing).
+ * Returns NULL with err = "file:line: what is wrong". */
+gs_trace *gs_trace_open(int fd, const char *name, char *err, uint32_t errlen);
+/* Contract: the SASS opcode table (sorted by name) for the header's binary version; before any block. */
+int gs_trace_set_opcodes(gs_trace *t, const gs_trace_opinfo *ops, uint32_t nops, uint32_t flags);
+void gs_trace_close(gs_trace *t);
+void gs_trace_get_header(gs_trace *t, gs_trace_header *out);
+/* Contract: reads the next thread block: 1, 0 at the end of the trace, -1 on error (gs_trace_error). */
+int gs_trace_next_block(gs_trace *t);
+const char *gs_trace_error(gs_trace *t);
+uint32_t gs_trace_block_warps(gs_trace *t, uint32_t *id3);
+uint32_t gs_trace_warp_insts(gs_trace *t, uint32_t warp);
+int gs_trace_get_inst(gs_trace *t, uint32_t warp, uint32_t i, gs_trace_inst *out);
+uint32_t gs_trace_num_pcs(gs_trace *t);
+/* Contract: the PC and SASS text of static instruction idx (text truncated to len); -1 if out of range. */
+int gs_trace_pc_info(gs_trace *t, uint32_t idx, uint64_t *pc, char *text, uint32_t len);
+/* dynamic instructions with an opcode missing from the table (GS_TRACE_ALLOW_UNKNOWN), their names */
+uint64_t gs_trace_unknown(gs_trace *t, char *names, uint32_t len);
+uint64_t gs_trace_insts_read(gs_trace *t);
+/* Contract: as gs_tsim_launch, with the kernel's shape from the trace header; thread blocks are read
+ * from t as CTAs are placed (only those in flight are held). t must outlive the run. */
+int gs_tsim_launch_trace(gs_tsim *ts, gs_device *dev, gs_trace *t, const gs_record_opts *rec, gs_fault *fault);
+/* Contract: the L2 holds [addr, addr + bytes) as after a host-to-device copy (GPGPU-Sim's
+ * gpgpu_perf_sim_memcpy): every sector valid and clean in its home slice. */
+void gs_tsim_fill_l2(gs_tsim *ts, uint64_t addr, uint64_t bytes);
+
 #endif

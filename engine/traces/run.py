@@ -1,0 +1,120 @@
+"""Trace-driven runs: every command of a trace directory on one simulated GPU, in order.
+
+Host-to-device copies leave their data in the L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy, on in Accel-Sim's
+configurations); kernels run in the timing model with their instructions, masks and addresses from the
+trace (engine/csrc/trace_src.c). Caches carry over from one kernel to the next, as in Accel-Sim.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import errors, recording
+from .._ffi import ffi, lib
+from ..timing import TimingResult, TimingSim
+from .reader import KernelTrace, read_kernelslist
+
+
+@dataclass
+class TraceRun:
+    directory: str
+    kernels: list[TimingResult] = field(default_factory=list)
+    wall_s: float = 0.0
+    unknown_insts: int = 0
+    unknown_opcodes: list[str] = field(default_factory=list)
+
+    @property
+    def sim_cycles(self) -> int:
+        return sum(k.cycles for k in self.kernels)
+
+    @property
+    def warp_insts(self) -> int:
+        return sum(k.warp_insts for k in self.kernels)
+
+    def as_json(self) -> dict:
+        return {"trace": self.directory, "sim_cycles": self.sim_cycles, "warp_insts": self.warp_insts,
+                "thread_insts": sum(k.stats.get("gpu_sim_insn", 0) for k in self.kernels),
+                "wall_s": round(self.wall_s, 6), "unknown_insts": self.unknown_insts,
+                "unknown_opcodes": self.unknown_opcodes,
+                "kernels": [{"name": k.kernel, "sim_cycles": k.cycles, "warp_insts": k.warp_insts,
+                             "wall_s": round(k.wall_s, 6)} for k in self.kernels]}
+
+
+def sass_listing(pcs: list[tuple[int, str]]) -> tuple[str, list[int]]:
+    """The kernel's SASS as text sorted by PC (`/*0008*/ MOV R1 ;`) and, per program index, its line."""
+    order = sorted(range(len(pcs)), key=lambda i: pcs[i][0])
+    lines, pc_line = [], [0] * len(pcs)
+    for n, i in enumerate(order, 1):
+        pc, text = pcs[i]
+        lines.append(f"/*{pc:04x}*/  {text} ;")
+        pc_line[i] = n
+    return "\n".join(lines), pc_line
+
+
+def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk_cycles: int = 4096,
+                 meta: dict | None = None, pcs: list[tuple[int, str]] | None = None) -> TimingResult:
+    """Run one kernel trace on ts. With a sink, `pcs` (the trace's PC table from a first pass,
+    KernelTrace.pc_table after count()) labels the recording's SASS view."""
+    h = kt.header
+    rec = ffi.new("gs_record_opts *")
+    rec.level = recording.LEVELS.index(ts.record) if sink is not None else 0
+    rec.kernel_id = ts._kernel_id
+    if ts.record_sms:
+        for s in ts.record_sms:
+            rec.sm_mask[s // 64] |= 1 << (s % 64)
+    if sink is not None:
+        source, pc_line = sass_listing(pcs or [])
+        sink.begin({
+            "config": ts.config.to_dict(), "config_name": ts.config.name,
+            "kernels": [{"name": h["kernel_name"], "grid": list(h["grid"]), "block": list(h["block"]),
+                         "shared": h["shmem"], "entry_pc": 0, "end_pc": len(pcs or []),
+                         "pc_text": [t for _, t in (pcs or [])], "pc_line": pc_line, "source": source,
+                         "filename": kt.path.name, "isa": "sass"}],
+            "num_sms": ts.config["gpu.num_sms"], "warp_slots_per_sm": ts.config["sm.max_warps"],
+            "interval": ts.config["record.interval_cycles"], "states": recording.WARP_STATES,
+            "level": ts.record, "record_sms": ts.record_sms, **(meta or {})})
+    fault = ffi.new("gs_fault *")
+    st = lib.gs_tsim_launch_trace(ts._ptr, ts.device._ptr, kt._ptr, rec, fault)
+    if st == lib.GS_FAULTED:
+        msg = ffi.string(fault.message).decode(errors="replace")
+        if sink is not None:
+            sink.end({"fault": msg}, "faulted")
+        raise errors.LaunchError(f"{kt.name}: {msg}")
+
+    def fault_exception(f):
+        detail = kt.error() or ffi.string(f.message).decode(errors="replace")
+        return errors.SimError(f"{kt.name}: {detail}")
+    return ts._simulate(kt.name, sink, progress, chunk_cycles, fault_exception)
+
+
+def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | None = None,
+              allow_unknown: bool = False, sink=None, progress=None, record: str = "off") -> TraceRun:
+    """Simulate every command of a trace directory (cold caches at the start). With a sink, the
+    directory must hold one kernel (a run file records one kernel)."""
+    cmds = read_kernelslist(directory)
+    kernels = [c for c in cmds if c.kind == "kernel"]
+    if sink is not None and len(kernels) != 1:
+        raise errors.SimError(f"{directory}: recording a trace run needs exactly one kernel, it has {len(kernels)}")
+    ts = TimingSim(config, overrides, record=record if sink is not None else "off")
+    ts.flush()
+    run = TraceRun(str(directory))
+    t0 = time.perf_counter()
+    for c in cmds:
+        if c.kind == "memcpy":
+            lib.gs_tsim_fill_l2(ts._ptr, c.addr, c.nbytes)
+            continue
+        pcs = None
+        if sink is not None:                  # first pass: the PC table the recording's SASS view needs
+            with KernelTrace(c.path, allow_unknown) as pre:
+                pre.count()
+                pcs = pre.pc_table()
+        with KernelTrace(c.path, allow_unknown) as kt:
+            res = launch_trace(ts, kt, sink=sink, progress=progress, pcs=pcs,
+                               meta={"workload": {"trace": Path(directory).name, "kernel": kt.name}})
+            n, names = kt.unknown()
+        run.kernels.append(res)
+        run.unknown_insts += n
+        run.unknown_opcodes += [x for x in names if x not in run.unknown_opcodes]
+    run.wall_s = time.perf_counter() - t0
+    return run
