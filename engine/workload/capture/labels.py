@@ -18,7 +18,7 @@ _EXTERN_RE = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.aten\.(?:_scaled_do
 
 def module_path(fqn: str) -> str:
     """Dynamo's `L['self'].layer1[0]._modules['conv1']` (and similar spellings) -> `layer1.0.conv1`."""
-    s = re.sub(r"^L\[['\"]self['\"]\]", "", fqn.strip())
+    s = re.sub(r"^L\[['\"](?:self|fn|mod|model)['\"]\]", "", fqn.strip())
     s = re.sub(r"^(?:L|G)\[['\"](\w+)['\"]\]", r"\1", s)
     s = re.sub(r"\._modules\[['\"]([^'\"]+)['\"]\]", r".\1", s)
     s = re.sub(r"\[['\"]([^'\"]+)['\"]\]", r".\1", s)
