@@ -14,8 +14,9 @@ from typing import Callable
 
 import numpy as np
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CASES = PROJECT_ROOT / "validation" / "cases.json"
+from .resources import data_path
+
+DEFAULT_CASES = data_path("validation") / "cases.json"
 
 NP_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32, "u64": np.uint64,
              "f64": np.float64, "i64": np.int64, "u8": np.uint8, "i8": np.int8, "u16": np.uint16,

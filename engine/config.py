@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+from .resources import data_path
+
+CONFIG_DIR = data_path("configs")
 
 UNITS = ["int", "fp32", "fp16", "fp64", "sfu", "tensor", "ldst", "branch", "barrier", "misc"]
 SCHEDULERS = ["gto", "lrr", "two_level"]

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from .cases import load_suite
+from .resources import data_path
 from .timing import TimingSim
 
-DEFAULT_HW = Path(__file__).resolve().parent.parent / "validation" / "h200_results.json"
+DEFAULT_HW = data_path("validation") / "h200_results.json"
 
 # our stall names -> Nsight Compute's metric names
 NCU_STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"

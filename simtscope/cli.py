@@ -1,5 +1,7 @@
 """The `simtscope` command line: run, validate, serve.
 
+The top layer: it may import the engine and the web app; neither imports it (docs/architecture.md).
+
     simtscope run --case sgemm_tiled16_256
     simtscope run --ptx k.ptx --kernel saxpy --grid 4096 --block 256 \
                   --arg i32=1048576 --arg f32=0.75 --arg f32[1048576]=uniform:-1:1 --arg f32[1048576]=zeros
@@ -36,7 +38,7 @@ def parse_arg(spec: str):
     t, n, v = m.group("t"), m.group("n"), m.group("v")
     if n is None:
         return {"kind": "scalar", "dtype": t, "value": float(v) if t.startswith("f") else int(v, 0)}
-    from .cases import NP_DTYPES
+    from engine.cases import NP_DTYPES
     if t not in NP_DTYPES:
         raise argparse.ArgumentTypeError(f"bad --arg {spec!r}: unknown type {t}")
     parts = v.split(":")
@@ -64,10 +66,10 @@ def _print_launch(res, out=sys.stdout):
 
 
 def cmd_run(a) -> int:
-    from . import errors
-    from .cases import load_suite, make_buffer
-    from .device import Device
-    from .runner import run_case
+    from engine import errors
+    from engine.cases import load_suite, make_buffer
+    from engine.device import Device
+    from engine.runner import run_case
 
     if a.workload:
         from .workload.commands import cmd_run_workload
@@ -145,7 +147,7 @@ def _write_json(a, doc: dict) -> None:
 
 
 def _run_timing_case(a, case) -> int:
-    from .timing import TimingSim, format_stats
+    from engine.timing import TimingSim, format_stats
     sim = TimingSim(a.config, overrides=a.set)
     run = sim.run_case(case)
     if run.fault:
@@ -162,9 +164,9 @@ def _run_timing_case(a, case) -> int:
 
 
 def cmd_validate(a) -> int:
-    from .cases import load_suite
-    from .device import Device
-    from .runner import run_case, save_outputs
+    from engine.cases import load_suite
+    from engine.device import Device
+    from engine.runner import run_case, save_outputs
 
     if a.workloads is not None:
         from .workload.commands import cmd_validate_workloads
@@ -173,7 +175,7 @@ def cmd_validate(a) -> int:
         from .traces.commands import cmd_validate_traces
         return cmd_validate_traces(a)
     if not a.functional:
-        from .validate import validate
+        from engine.validate import validate
         res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot, jobs=a.jobs)
         return 0 if res["summary"]["failed"] == 0 else 1
     suite = load_suite(a.cases)
@@ -209,11 +211,7 @@ def cmd_validate(a) -> int:
 
 
 def cmd_serve(a) -> int:
-    try:
-        from webapp.serve import serve
-    except ImportError:
-        print("the explorer is not available in this build", file=sys.stderr)
-        return 2
+    from webapp.serve import serve
     return serve(a)
 
 
