@@ -72,7 +72,7 @@ def cmd_run(a) -> int:
     from engine.runner import run_case
 
     if a.workload:
-        from .workload.commands import cmd_run_workload
+        from engine.workload.commands import cmd_run_workload
         return cmd_run_workload(a)
     if a.trace:
         from .traces.commands import cmd_run_trace
@@ -115,7 +115,7 @@ def cmd_run(a) -> int:
     sim = None
     try:
         if a.timing:
-            from .timing import TimingSim, format_stats
+            from engine.timing import TimingSim, format_stats
             sim = TimingSim(a.config, overrides=a.set, device=dev)
             tres = sim.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
             print(format_stats(tres.stats, a.kernel))
@@ -169,7 +169,7 @@ def cmd_validate(a) -> int:
     from engine.runner import run_case, save_outputs
 
     if a.workloads is not None:
-        from .workload.commands import cmd_validate_workloads
+        from engine.workload.commands import cmd_validate_workloads
         return cmd_validate_workloads(a)
     if a.traces:
         from .traces.commands import cmd_validate_traces
@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--allow-unknown-opcodes", action="store_true")
     v.set_defaults(fn=cmd_validate)
 
-    from .workload.capture.cli import add_parser as add_capture
+    from engine.workload.capture.cli import add_parser as add_capture
     add_capture(sub)
 
     s = sub.add_parser("serve", help="start the web explorer")

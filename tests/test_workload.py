@@ -238,7 +238,7 @@ def test_examples_run_functionally_with_outputs_passing(name):
 def test_cli_run_and_validate_workloads(tmp_path):
     ex = EXAMPLES / "example_cnn_b4_32x32_fp16.tar.xz"
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "engine.cli", "run", "--workload", str(ex), "--launches", "4-5", "--json", str(out)]
+    cmd = [sys.executable, "-m", "simtscope", "run", "--workload", str(ex), "--launches", "4-5", "--json", str(out)]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "outputs PASS" in p.stdout and "triton_per_fused" in p.stdout
@@ -246,7 +246,7 @@ def test_cli_run_and_validate_workloads(tmp_path):
     assert [L["sim_cycles"] is not None for L in d["launches"]] == [False] * 4 + [True] * 2
     assert d["outputs_pass"] and d["summary"]["timed"] == 2 and d["wall_s"] > 0
     vj = tmp_path / "v.json"
-    p = subprocess.run([sys.executable, "-m", "engine.cli", "validate", "--workloads", str(ex), "--json", str(vj)],
+    p = subprocess.run([sys.executable, "-m", "simtscope", "validate", "--workloads", str(ex), "--json", str(vj)],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0, p.stderr
     v = json.loads(vj.read_text())
@@ -254,6 +254,6 @@ def test_cli_run_and_validate_workloads(tmp_path):
     assert all(L["sim_cycles"] > 0 and L["hw_cycles"] > 0 for L in w["launches"])
     assert v["summary"]["outputs_passed"] == 1 and v["summary"]["workloads"] == 1
     assert v["summary"]["mae_model_total"] == pytest.approx(abs(w["summary"]["err_total"]))
-    bad = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--workload", str(tmp_path / "nope.zip")],
+    bad = subprocess.run([sys.executable, "-m", "simtscope", "run", "--workload", str(tmp_path / "nope.zip")],
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "nope.zip: no such file" in bad.stderr

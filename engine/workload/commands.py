@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..resources import data_path
 from .bundle import ARCHIVE_SUFFIXES, BundleError, open_bundle
 from .replay import format_table, parse_launches, run_workload
 
-PROJECT_WORKLOADS = Path(__file__).resolve().parent.parent.parent / "workloads"
+PROJECT_WORKLOADS = data_path("workloads")
 
 
 def find_bundles(paths: list[str]) -> list[Path]:

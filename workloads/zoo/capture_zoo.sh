@@ -10,7 +10,7 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || names=($(python -c "import sys; sys.path.insert(0, 'workloads/zoo'); import models; print(' '.join(models.ZOO))"))
 for n in "${names[@]}"; do
   syn=$(python -c "import sys; sys.path.insert(0, 'workloads/zoo'); import models; print('--synthetic-params' if models.ZOO['$n'][1] else '')")
-  ( t0=$(date +%s); timeout "${CAPTURE_TIMEOUT:-560}" python -m engine.cli capture --model "workloads/zoo/models.py:$n" \
+  ( t0=$(date +%s); timeout "${CAPTURE_TIMEOUT:-560}" python -m simtscope capture --model "workloads/zoo/models.py:$n" \
         $syn --out "$out/$n.tar.xz" > "$out/$n.log" 2>&1; rc=$?
     echo "$n rc=$rc $(( $(date +%s) - t0 )) s" >> "$out/capture.log" ) &
 done
