@@ -1,0 +1,119 @@
+"""Trace-driven timing speed and memory (docs/traces.md).
+
+    python benchmarks/traces.py [--gib 1.0] [--blocks 4000]
+
+1. speed: a synthetic Accel-Sim trace of many thread blocks (8 warps each: integer/FP chains, coalesced
+   global loads and stores, shared loads, a barrier) runs on the GTX 1080 config; the table gives warp
+   instructions per second of the whole run (parse + simulate, one core) beside the reader alone on the
+   same file (the baseline measured in the same run) and the 2 M/s goal;
+2. memory: a trace of >= --gib GiB uncompressed (written zstd-compressed to /tmp, streamed) runs in a child
+   process whose peak resident memory (ru_maxrss) is printed beside the file's uncompressed size.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import zstandard
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests import trace_gen as tg  # noqa: E402
+
+
+def block(bid: int) -> str:
+    """One thread block of 8 warps, ~60 instructions per warp."""
+    s = f"#BEGIN_TB\n\nthread block = {bid},0,0\n\n"
+    base = 0x7f0000000000 + bid * 256 * 4 * 8
+    for w in range(8):
+        lines = []
+        a = base + w * 128
+        lines.append(tg.inst_line(0x08, 0xffffffff, "S2R", ("R0",), ()))
+        lines.append(tg.inst_line(0x10, 0xffffffff, "XMAD", ("R1",), ("R0", "R255")))
+        for k in range(6):
+            pc = 0x20 + k * 0x50
+            lines.append(f"{pc:04x} ffffffff 1 R4 LDG.E 1 R1 4 1 0x{a + k * 4096:x} 4 \n")
+            for j in range(6):
+                lines.append(tg.inst_line(pc + 8 + j * 8, 0xffffffff, "FFMA", ("R5",), ("R4", "R5", "R6")))
+            lines.append(f"{pc + 0x38:04x} ffffffff 1 R7 LDS 1 R0 4 1 0x{w * 128:x} 4 \n")
+            lines.append(tg.inst_line(pc + 0x40, 0xffffffff, "IADD", ("R1",), ("R1",)))
+        lines.append(f"0200 ffffffff 0 STG.E 2 R1 R5 4 1 0x{a + 0x100000:x} 4 \n")
+        lines.append(tg.inst_line(0x208, 0xffffffff, "BAR.SYNC"))
+        lines.append(tg.inst_line(0x210, 0xffffffff, "EXIT"))
+        s += f"warp = {w}\ninsts = {len(lines)}\n" + "".join(lines) + "\n"
+    return s + "#END_TB\n\n"
+
+
+def write_trace(d: Path, nblocks: int, compress: bool) -> tuple[int, int]:
+    """A trace directory of nblocks blocks; returns (uncompressed bytes, warp instructions)."""
+    d.mkdir(parents=True, exist_ok=True)
+    hdr = tg.header(grid=(nblocks, 1, 1), block=(256, 1, 1), nregs=16)
+    name = "kernel-1.traceg" + (".zst" if compress else "")
+    total, insts = 0, 0
+    with open(d / name, "wb") as f:
+        out = zstandard.ZstdCompressor(level=1).stream_writer(f) if compress else f
+        out.write(hdr.encode())
+        total += len(hdr)
+        for b in range(nblocks):
+            t = block(b).encode()
+            out.write(t)
+            total += len(t)
+            insts += 8 * 41
+        if compress:
+            out.flush(zstandard.FLUSH_FRAME)
+    (d / "kernelslist.g").write_text("kernel-1.traceg\n")
+    return total, insts
+
+
+def child_memory(d: str) -> None:
+    from engine.traces.run import run_trace
+    r = run_trace(d, "gtx1080")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{r.warp_insts} {r.sim_cycles} {r.wall_s:.2f} {peak:.1f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--blocks", type=int, default=4000)
+    ap.add_argument("--gib", type=float, default=1.0)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        child_memory(a.child)
+        return
+    from engine.traces import KernelTrace
+    from engine.traces.run import run_trace
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        d = Path(tmp) / "speed"
+        size, insts = write_trace(d, a.blocks, compress=False)
+        t0 = time.perf_counter()
+        with KernelTrace(d / "kernel-1.traceg") as k:
+            nb, ni = k.count()
+        t_read = time.perf_counter() - t0
+        r = run_trace(d, "gtx1080")
+        print(f"synthetic trace: {a.blocks} blocks x 8 warps, {insts:,} warp insts, {size / 2**20:.0f} MiB")
+        print(f"{'what':34s} {'wall s':>8s} {'M warp insts/s':>15s}")
+        print(f"{'reader alone (baseline)':34s} {t_read:8.2f} {ni / t_read / 1e6:15.2f}")
+        print(f"{'trace-driven timing (parse+sim)':34s} {r.wall_s:8.2f} {r.warp_insts / r.wall_s / 1e6:15.2f}")
+        print(f"ratio timing / reader: {t_read / r.wall_s:.2f}   goal 2 M/s: "
+              f"{'met' if r.warp_insts / r.wall_s >= 2e6 else 'NOT met'}   ({r.sim_cycles:,} simulated cycles)")
+        nbig = int(a.gib * 2**30 / (size / a.blocks)) + 1
+        big = Path(tmp) / "big"
+        bsize, binsts = write_trace(big, nbig, compress=True)
+        comp = (big / "kernel-1.traceg.zst").stat().st_size
+        out = subprocess.run([sys.executable, __file__, "--child", str(big)], capture_output=True, text=True,
+                             check=True, cwd=ROOT).stdout.split()
+        wi, cyc, wall, peak = int(out[0]), int(out[1]), float(out[2]), float(out[3])
+        print(f"\nmemory: trace of {bsize / 2**30:.2f} GiB uncompressed ({comp / 2**20:.0f} MiB .zst), "
+              f"{wi:,} warp insts, {cyc:,} cycles in {wall:.1f} s: peak RSS {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
