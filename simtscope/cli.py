@@ -75,7 +75,7 @@ def cmd_run(a) -> int:
         from engine.workload.commands import cmd_run_workload
         return cmd_run_workload(a)
     if a.trace:
-        from .traces.commands import cmd_run_trace
+        from engine.traces.commands import cmd_run_trace
         return cmd_run_trace(a)
     if a.case:
         suite = load_suite(a.cases)
@@ -172,7 +172,7 @@ def cmd_validate(a) -> int:
         from engine.workload.commands import cmd_validate_workloads
         return cmd_validate_workloads(a)
     if a.traces:
-        from .traces.commands import cmd_validate_traces
+        from engine.traces.commands import cmd_validate_traces
         return cmd_validate_traces(a)
     if not a.functional:
         from engine.validate import validate

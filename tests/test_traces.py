@@ -221,11 +221,11 @@ def test_kernelslist_errors(tmp_path, lines, msg):
 
 def test_cli_run_trace_json(tmp_path):
     out = tmp_path / "out.json"
-    r = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--trace", str(FIX / "vectoradd-100-32"),
+    r = subprocess.run([sys.executable, "-m", "simtscope", "run", "--trace", str(FIX / "vectoradd-100-32"),
                         "--config", "gtx1080", "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     j = json.loads(out.read_text())
     assert j["warp_insts"] == 344 and j["sim_cycles"] > 0 and j["wall_s"] > 0
-    bad = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--trace", str(tmp_path)], cwd=ROOT,
+    bad = subprocess.run([sys.executable, "-m", "simtscope", "run", "--trace", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "no kernelslist.g" in bad.stderr
