@@ -40,6 +40,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         DEFAULT_LEVEL="full",
         DEFAULT_INTERVAL=256,
         MAX_CTAS=1 << 20,                      # launches above this are refused at upload
+        BUNDLE_DIRS=None,                      # folders of gpu-workload/1 bundles (default: workloads/examples)
+        BUNDLE_MAX_UPLOAD=30 * 2**20,          # an uploaded bundle archive (.zip / .tar.xz), as sent
+        BUNDLE_MAX_UNPACKED=256 * 2**20,       # everything it unpacks to
+        BUNDLE_MAX_MEMBERS=4096,
+        BUNDLE_MAX_MANIFEST=4 * 2**20,
+        BUNDLE_MAX_LAUNCHES=5000,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -48,6 +54,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     data = Path(app.config["DATA_DIR"] or app.instance_path)
     data.mkdir(parents=True, exist_ok=True)
     app.config["DATA_DIR"] = str(data)
+    if app.config["BUNDLE_DIRS"] is None:
+        from .bundles import default_dirs
+        app.config["BUNDLE_DIRS"] = default_dirs()
 
     from . import api, services, stream, views
     services.init_app(app)

@@ -16,6 +16,7 @@ from .jobs.manager import JobManager
 from .jobs.worker import load_factory
 from .store.catalogue import Catalogue
 from .store.reader import RunReader
+from .bundles import bundle_path
 from .workloads import resolve
 
 
@@ -74,7 +75,9 @@ class Services:
 def init_app(app: Flask) -> None:
     cat = Catalogue(app.config["DATA_DIR"])
     cat.recover()
-    jobs = JobManager(cat, app.config["SIM_FACTORY"], lambda wid: resolve(cat, wid), app.config["MAX_WORKERS"])
+    dirs = app.config["BUNDLE_DIRS"]
+    jobs = JobManager(cat, app.config["SIM_FACTORY"], lambda wid: bundle_path(cat, wid, dirs) or resolve(cat, wid),
+                      app.config["MAX_WORKERS"])
     svc = Services(cat, jobs, ReaderPool(cat), load_factory(app.config["CONFIG_LISTER"]))
     app.extensions["simtscope"] = svc
     atexit.register(jobs.shutdown)

@@ -1,4 +1,5 @@
-"""Workloads a run can simulate: the built-in validation cases and uploaded ones (uploads.py).
+"""Workloads a run can simulate: the built-in validation cases and uploaded ones (uploads.py); whole-model
+bundles are listed by bundles.py.
 
 A workload id is `case:<name>` for a case of the project's validation suite, or `<upload id>:<name>` for a
 case of an uploaded cases.json. `resolve(id)` gives (cases.json path, case name) for the worker.
@@ -27,6 +28,8 @@ def describe(case, wid: str, kind: str) -> dict:
 def list_workloads(cat) -> list[dict]:
     out = [describe(c, f"case:{c.name}", "builtin") for c in _builtin().cases]
     for w in cat.list_workloads():
+        if w["kind"] == "bundle":                     # whole-model bundles: webapp/bundles.py
+            continue
         try:
             suite = load_suite(Path(w["folder"]) / "cases.json")
         except (OSError, ValueError):

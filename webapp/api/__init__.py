@@ -1,5 +1,5 @@
 """REST API under /api: runs.py (runs: list, create, get, delete, download, import, CSV), catalog.py
-(configs, workloads), uploads.py (new workloads). Errors are JSON {"error": message} with a 4xx status."""
+(configs, workloads), uploads.py (new workloads), workload_runs.py (bundles: upload, launch tables, compare). Errors are JSON {"error": message} with a 4xx status."""
 from __future__ import annotations
 
 from flask import Flask, jsonify, request
@@ -13,8 +13,8 @@ class ApiError(Exception):
 
 
 def register(app: Flask) -> None:
-    from . import catalog, runs, uploads
-    for mod in (runs, catalog, uploads):
+    from . import catalog, runs, uploads, workload_runs
+    for mod in (runs, catalog, uploads, workload_runs):
         app.register_blueprint(mod.bp)
 
     @app.errorhandler(ApiError)

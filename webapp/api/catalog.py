@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from .. import services
+from ..bundles import list_bundles
 from ..workloads import DEMOS, list_workloads
 from . import ApiError
 
@@ -20,7 +21,7 @@ def workloads():
     out = list_workloads(services.get().cat)
     for w in out:
         w["demo"] = w["kind"] == "builtin" and w["name"] in DEMOS
-    return jsonify(out)
+    return jsonify(out + list_bundles(services.get().cat))
 
 
 @bp.delete("/workloads/<wid>")

@@ -15,8 +15,10 @@ from .. import services
 from ..metrics import counters_csv
 from ..store import runfile
 from ..store.catalogue import LIVE
+from ..bundles import bundle_path
 from ..workloads import resolve
 from . import ApiError
+from .workload_runs import create_workload_run
 
 bp = Blueprint("runs", __name__, url_prefix="/api/runs")
 _OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=[^\n]{0,200}$")
@@ -60,7 +62,10 @@ def parse_sms(v) -> list[int] | None:
 @bp.get("")
 def list_runs():
     svc = services.get()
-    return jsonify([_public(r) for r in svc.cat.list_runs()])
+    runs = svc.cat.list_runs()
+    if request.args.get("children") != "1":            # a workload's per-launch runs: under their workload
+        runs = [r for r in runs if not r.get("parent")]
+    return jsonify([_public(r) for r in runs])
 
 
 @bp.post("")
@@ -73,7 +78,8 @@ def create_run():
     if not isinstance(wid, str):
         raise ApiError("'workload' must be a workload id (see GET /api/workloads)")
     try:
-        _path, case = resolve(svc.cat, wid)
+        bundle = bundle_path(svc.cat, wid, current_app.config["BUNDLE_DIRS"])
+        case = None if bundle else resolve(svc.cat, wid)[1]
     except (KeyError, ValueError) as e:
         raise ApiError(f"unknown workload {wid!r}: {e}", 404) from None
     configs = svc.configs()
@@ -93,6 +99,9 @@ def create_run():
     interval = body.get("interval") or current_app.config["DEFAULT_INTERVAL"]
     if not isinstance(interval, int) or isinstance(interval, bool) or not 16 <= interval <= 1 << 20:
         raise ApiError("'interval' must be an integer number of cycles in [16, 1048576]")
+    if bundle is not None:                             # a whole model: api/workload_runs.py
+        run = create_workload_run(svc, wid, body, config, overrides, level, sms, interval)
+        return jsonify(_public(run)), 201
     name = str(body.get("name") or f"{case} on {config}")[:120]
     run = svc.cat.create_run(name, wid, config, overrides, level, sms, interval)
     svc.jobs.submit(run["id"])

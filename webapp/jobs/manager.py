@@ -42,6 +42,7 @@ class JobManager:
             if run_id in self.queue:
                 self.queue.remove(run_id)
                 self.cat.mark_final(run_id, "cancelled", "cancelled before it started")
+                self._end_children(run_id, "cancelled", "cancelled before it started")
                 return True
             p = self.procs.get(run_id)
             if p is None:
@@ -97,22 +98,33 @@ class JobManager:
         if run is None:
             return
         try:
-            cases, case = self.resolve(run["workload"])
+            target = self.resolve(run["workload"])
         except (KeyError, ValueError) as e:
             self.cat.mark_final(rid, "failed", f"workload {run['workload']!r}: {e}")
+            self._end_children(rid, "failed", "the workload run could not start")
             return
         job = {"run_id": rid, "path": str(self.cat.run_path(rid)), "lock": str(self.cat.lock_path(rid)),
-               "cases": str(cases), "case": case, "config": run["config"], "overrides": run["overrides"],
+               "config": run["config"], "overrides": run["overrides"],
                "level": run["level"], "record_sms": run["record_sms"], "interval": run["interval"],
                "factory": self.factory, "parent_pid": os.getpid(),
                "info": {"id": rid, "name": run["name"], "workload": run["workload"], "config": run["config"],
                         "overrides": run["overrides"]}}
+        if run.get("kind") == "workload":                 # a bundle: workload_worker.py, children per launch
+            module = "webapp.jobs.workload_worker"
+            job["bundle"] = str(target)
+            job["children"] = {c["options"]["launch"]: {"id": c["id"], "path": str(self.cat.run_path(c["id"])),
+                                                        "name": c["name"]} for c in self.cat.child_runs(rid)}
+            for c in self.cat.child_runs(rid):
+                self.cat.update_run(c["id"], status="running")
+        else:
+            module = "webapp.jobs.worker"
+            job["cases"], job["case"] = str(target[0]), target[1]
         env = dict(os.environ)
         paths = [p for p in sys.path if p and os.path.isdir(p)]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([os.getcwd()] + paths))
         log = open(self.cat.runs_dir / f"{rid}.log", "ab")
         self.cat.update_run(rid, status="running")
-        p = subprocess.Popen([sys.executable, "-m", "webapp.jobs.worker"], stdin=subprocess.PIPE,
+        p = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE,
                              stdout=log, stderr=log, env=env, close_fds=True)
         log.close()
         p.stdin.write(json.dumps(job).encode())
@@ -122,10 +134,21 @@ class JobManager:
 
     def _post_mortem(self, rid: str, code: int | None) -> None:
         run = self.cat.sync_run(rid)
-        if run is None or run["status"] in FINAL:
+        if run is None:
             return
-        if rid in self.cancelled:
-            self.cancelled.discard(rid)
-            self.cat.mark_final(rid, "cancelled", "cancelled while simulating")
-        else:
-            self.cat.mark_final(rid, "failed", f"the worker process exited with code {code} before finishing")
+        if run["status"] not in FINAL:
+            if rid in self.cancelled:
+                self.cancelled.discard(rid)
+                self.cat.mark_final(rid, "cancelled", "cancelled while simulating")
+            else:
+                self.cat.mark_final(rid, "failed", f"the worker process exited with code {code} before finishing")
+        self._end_children(rid, "cancelled" if self.cat.get_run(rid)["status"] == "cancelled" else "failed",
+                           "the workload run ended before this launch's timeline was recorded "
+                           "(its row in the launch table says why)")
+
+    def _end_children(self, rid: str, status: str, message: str) -> None:
+        """A workload run's child runs (one per launch chosen for detail) that never finished."""
+        for c in self.cat.child_runs(rid):
+            c = self.cat.sync_run(c["id"])
+            if c["status"] not in FINAL:
+                self.cat.mark_final(c["id"], status, message)

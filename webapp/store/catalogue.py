@@ -4,7 +4,11 @@
                              workloads(id, name, kind, folder, cases, created, info)
     data/runs/<id>.simtrun   one run file per run (portable: download it, import it elsewhere)
     data/runs/<id>.lock      held (flock) by the worker process writing that run
-    data/workloads/<id>/     an uploaded workload: cases.json + its PTX files
+    data/workloads/<id>/     an uploaded workload: cases.json + its PTX files, or bundle.<ext> (gpu-workload/1)
+
+A run's `kind` is `kernel` (one launch, one timeline) or `workload` (a bundle's launches: its run file holds the
+launch table, webapp/store/workload_run.py); a workload run's chosen launches are child runs (`parent` set),
+each an ordinary kernel run file. `options` holds a kind's extra settings (a workload's detail launches).
 
 The run file is the truth about a run; the catalogue caches its status for listing. `recover()` at
 start-up marks every run left queued or running by a previous server as `interrupted` (its writer is gone
@@ -28,10 +32,13 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, name TEXT NOT NULL, workload TEXT NOT NULL,
     config TEXT NOT NULL, overrides TEXT NOT NULL DEFAULT '[]', level TEXT NOT NULL,
     record_sms TEXT, interval INTEGER, status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '',
-    created REAL NOT NULL, finished REAL, cycles INTEGER, warp_insts INTEGER, stats TEXT);
+    created REAL NOT NULL, finished REAL, cycles INTEGER, warp_insts INTEGER, stats TEXT,
+    kind TEXT NOT NULL DEFAULT 'kernel', parent TEXT, options TEXT NOT NULL DEFAULT '{}');
 CREATE TABLE IF NOT EXISTS workloads(id TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
     folder TEXT NOT NULL, cases TEXT NOT NULL, created REAL NOT NULL, info TEXT NOT NULL DEFAULT '{}');
 """
+ADDED_COLUMNS = (("kind", "TEXT NOT NULL DEFAULT 'kernel'"), ("parent", "TEXT"),
+                 ("options", "TEXT NOT NULL DEFAULT '{}'"))
 LIVE = ("queued", "running")
 FINAL = ("done", "faulted", "failed", "interrupted", "cancelled")
 RUN_EXT = ".simtrun"
@@ -54,6 +61,10 @@ class Catalogue:
         self.con.row_factory = sqlite3.Row
         self.con.execute("PRAGMA journal_mode=WAL")
         self.con.executescript(SCHEMA)
+        have = {r[1] for r in self.con.execute("PRAGMA table_info(runs)")}
+        for col, decl in ADDED_COLUMNS:                  # catalogues written before these columns existed
+            if col not in have:
+                self.con.execute(f"ALTER TABLE runs ADD COLUMN {col} {decl}")
 
     def close(self) -> None:
         self.con.close()
@@ -70,12 +81,14 @@ class Catalogue:
         return self.runs_dir / f"{run_id}.lock"
 
     def create_run(self, name: str, workload: str, config: str, overrides: list[str], level: str,
-                   record_sms: list[int] | None, interval: int | None) -> dict:
-        rid = new_id()
+                   record_sms: list[int] | None, interval: int | None, kind: str = "kernel",
+                   parent: str | None = None, options: dict | None = None, rid: str | None = None) -> dict:
+        rid = rid or new_id()
         self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
-                "created) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                "created, kind, parent, options) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (rid, name, workload, config, json.dumps(overrides), level,
-                 json.dumps(record_sms) if record_sms is not None else None, interval, "queued", time.time()))
+                 json.dumps(record_sms) if record_sms is not None else None, interval, "queued", time.time(),
+                 kind, parent, json.dumps(options or {})))
         return self.get_run(rid)
 
     def get_run(self, run_id: str) -> dict | None:
@@ -84,6 +97,9 @@ class Catalogue:
 
     def list_runs(self) -> list[dict]:
         return [_run_dict(r) for r in self._q("SELECT * FROM runs ORDER BY created DESC")]
+
+    def child_runs(self, parent: str) -> list[dict]:
+        return [_run_dict(r) for r in self._q("SELECT * FROM runs WHERE parent=? ORDER BY id", (parent,))]
 
     def update_run(self, run_id: str, **fields) -> None:
         if not fields:
@@ -114,6 +130,8 @@ class Catalogue:
         run = self.get_run(run_id)
         if run is None:
             return False
+        for child in self.child_runs(run_id):
+            self.delete_run(child["id"])
         self._q("DELETE FROM runs WHERE id=?", (run_id,))
         for p in (self.run_path(run_id), self.lock_path(run_id)):
             for q in (p, Path(str(p) + "-wal"), Path(str(p) + "-shm")):
@@ -182,13 +200,14 @@ class Catalogue:
         if status not in FINAL:
             status = "interrupted"
         self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
-                "message, created, finished, cycles) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "message, created, finished, cycles, kind) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (rid, name or info.get("name") or (rec.get("workload") or {}).get("name") or rid,
                  info.get("workload", (rec.get("workload") or {}).get("name", "?")),
                  info.get("config", (rec.get("config") or {}).get("name", "?")),
                  json.dumps(info.get("overrides", [])), rec.get("level", "?"),
                  json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
-                 meta.get("created", time.time()), meta.get("finished"), meta.get("end_cycle")))
+                 meta.get("created", time.time()), meta.get("finished"), meta.get("end_cycle"),
+                 "workload" if meta.get("kind") == "workload" else "kernel"))
         return self.get_run(rid)
 
     # ------------------------------------------------------------------ uploaded workloads
@@ -226,6 +245,7 @@ def _run_dict(r: sqlite3.Row) -> dict:
     d["overrides"] = json.loads(d["overrides"] or "[]")
     d["record_sms"] = json.loads(d["record_sms"]) if d["record_sms"] else None
     d["stats"] = json.loads(d["stats"]) if d["stats"] else None
+    d["options"] = json.loads(d.get("options") or "{}")
     return d
 
 

@@ -1,0 +1,89 @@
+"""The worker process of a workload run: simulates every launch of a gpu-workload/1 bundle in the timing
+model (cold caches per launch, as Nsight Compute measured) and writes
+
+  - the workload run file (store/workload_run.py): the launch table, updated after each launch;
+  - one ordinary run file per launch chosen for detail (the job's `children`), through the same RunWriter
+    as a single-kernel run, so the explorer's per-cycle views open it unchanged.
+
+Started by the manager as `python -m webapp.jobs.workload_worker` with the job as JSON on stdin (see
+worker.py for why a fresh interpreter); dies with the server and holds the run's lock as worker.py does."""
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+
+
+def run_job(job: dict) -> None:
+    from engine.workload.bundle import open_bundle
+    from engine.workload.replay import run_workload
+    from webapp.jobs.worker import _die_with_parent, load_factory
+    from webapp.store.background import BackgroundSink
+    from webapp.store.catalogue import hold_lock
+    from webapp.store.workload_run import WorkloadRunWriter, launch_metrics
+    from webapp.store.writer import RunWriter
+
+    _die_with_parent(job["parent_pid"])
+    lock = hold_lock(job["lock"])              # noqa: F841 - held until the process exits
+    children = {int(k): v for k, v in (job.get("children") or {}).items()}
+    writer = None
+    try:
+        with open_bundle(job["bundle"]) as b:
+            from webapp.bundles import summarize
+            pending = [{"index": L.index, "name": L.name, "kernel": L.kernel, "label": L.label, "op": L.op,
+                        "grid": list(L.grid), "block": list(L.block), "hw_cycles": L.hw_cycles_mean,
+                        "pending": True, **({"child": children[L.index]["id"]} if L.index in children else {})}
+                       for L in b.launches]
+            summ = summarize(b)
+            writer = WorkloadRunWriter(job["path"], job["info"], {
+                "name": b.name, "description": b.description, "config": job["config"],
+                "overrides": job["overrides"], "launches": pending, "hardware": summ["hardware"],
+                "detail": sorted(children)})
+            sim = load_factory(job["factory"])(job)
+            cfg = sim.config.to_dict()
+            sinks: dict[int, BackgroundSink] = {}
+
+            def sink_for(run):
+                c = children.get(run.launch.index)
+                if c is None:
+                    return None
+                info = {"id": c["id"], "name": c["name"], "workload": job["info"]["workload"],
+                        "config": job["config"], "overrides": job["overrides"],
+                        "parent": job["run_id"], "launch": run.launch.index, "label": run.launch.label}
+                sinks[run.launch.index] = BackgroundSink(RunWriter(c["path"], info))
+                return sinks[run.launch.index]
+
+            def progress(i, n, run):
+                row = run.as_json()
+                row.update(launch_metrics(row, cfg))
+                if i in children:
+                    row["child"] = children[i]["id"]
+                    s = sinks.pop(i, None)
+                    if s is not None and not s.closed:   # the launch raised before its recording ended
+                        s.fail(run.error or "the launch ended without finishing its recording")
+                writer.launch(i, row)
+
+            res = run_workload(b, sim=sim, timed=set(range(len(b.launches))), progress=progress, sink_for=sink_for)
+            d = res.as_json()
+            status = "done"
+            writer.end(d["summary"], d["outputs"], status,
+                       "" if d["outputs_pass"] else "outputs differ from the bundle's or a launch failed")
+    except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
+        traceback.print_exc(file=sys.stderr)
+        if writer is not None:
+            writer.fail(f"{type(e).__name__}: {e}")
+        else:
+            from webapp.store.workload_run import WorkloadRunWriter
+            try:
+                WorkloadRunWriter(job["path"], job["info"], {"name": "?", "launches": []}).fail(
+                    f"{type(e).__name__}: {e}")
+            except Exception:                  # noqa: BLE001 - the manager's post-mortem marks it failed
+                pass
+
+
+def main() -> None:
+    run_job(json.load(sys.stdin))
+
+
+if __name__ == "__main__":
+    main()
