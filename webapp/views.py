@@ -9,3 +9,9 @@ bp = Blueprint("views", __name__)
 @bp.get("/")
 def index():
     return render_template("index.html")
+
+
+@bp.get("/workload")
+def workload():
+    """A workload run: its launches on one timeline, the per-layer table (static/js/workload-main.js)."""
+    return render_template("workload.html")

@@ -16,6 +16,7 @@ import { renderLegend } from './views/legend.js';
 import { RunList } from './views/run-list.js';
 import { NewRunForm } from './views/new-run-form.js';
 import { UploadForm } from './views/upload-form.js';
+import { BundleUploadForm } from './views/workload/bundle-upload-form.js';
 
 const $ = (sel) => document.querySelector(sel);
 const initial = readUrl();
@@ -25,6 +26,7 @@ const ch = new Channel();
 const runList = new RunList($('#run-list'), (id) => go(id));
 const form = new NewRunForm($('#new-run-form'), () => runList.refresh());
 new UploadForm($('#upload-form'), () => form.load());
+new BundleUploadForm($('#bundle-upload-form'), () => form.load());
 const timeline = new Timeline($('#timeline'), state, ch);
 const toolbar = new Toolbar($('#toolbar'), state, timeline);
 const inspector = new Inspector($('#inspector'), state, ch);
@@ -63,7 +65,7 @@ async function showRun(id) {
   $('#view-error').textContent = '';
   try {
     const meta = await timeline.open(id);
-    const runs = await api('/api/runs');
+    const runs = await api('/api/runs?children=1');       // a workload's launches compare with each other too
     toolbar.setRun(meta, runs);
     inspector.setRun(meta);
     renderLegend($('#legend'), meta.states);

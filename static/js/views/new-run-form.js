@@ -1,7 +1,9 @@
-// The new-run form: a workload (demos first), a GPU config with overrides, the recording level and SMs,
+// The new-run form: a workload (demos first; whole-model bundles in their own group, with the launches to
+// record in full), a GPU config with overrides, the recording level and SMs,
 // the counter interval. Submitting creates the run; the run list shows its progress.
 import { api } from '../net/api.js';
 import { escapeHtml } from '../lib/format.js';
+import { bundleOptions } from './workload/bundle-options.js';
 
 export class NewRunForm {
   constructor(root, onCreated) {
@@ -9,6 +11,8 @@ export class NewRunForm {
     root.innerHTML = `
       <form class="new-run" data-testid="new-run">
         <label>workload <select name="workload" data-testid="workload"></select></label>
+        <label class="launches" style="display:none">launches with full detail <input name="launches" size="12" data-testid="launches"
+          title="the launches whose per-cycle timeline is recorded (all launches are simulated for the layer table): none, all, or 0,3-5"></label>
         <label>GPU config <select name="config" data-testid="config"></select></label>
         <label>recording <select name="level"><option value="full">full (warp states)</option><option value="summary">summary (counters)</option><option value="off">off</option></select></label>
         <label>SMs with warp states <input name="record_sms" placeholder="all, or 0-7,12" size="10"></label>
@@ -19,16 +23,27 @@ export class NewRunForm {
         <div class="form-msg" data-testid="new-run-msg"></div>
       </form>`;
     root.querySelector('form').addEventListener('submit', (e) => this._submit(e));
+    root.querySelector('[name=workload]').addEventListener('change', () => this._bundleChanged());
+  }
+
+  _bundleChanged() {                       // a whole-model bundle: choose the launches recorded in full
+    const w = this.bundles && this.bundles.get(this.root.querySelector('[name=workload]').value);
+    const box = this.root.querySelector('label.launches');
+    box.style.display = w ? '' : 'none';                 // (form labels are display:flex, which beats [hidden])
+    if (w) box.querySelector('input').placeholder = w.launches <= 8 ? 'all (small workload)' : 'none (summary only)';
   }
 
   async load() {
     const [workloads, configs] = await Promise.all([api('/api/workloads'), api('/api/configs')]);
-    workloads.sort((a, b) => (b.demo - a.demo) || (a.kind === b.kind ? 0 : (a.kind === 'upload' ? -1 : 1)));
+    const kernels = workloads.filter((w) => w.kind !== 'bundle');
+    kernels.sort((a, b) => (b.demo - a.demo) || (a.kind === b.kind ? 0 : (a.kind === 'upload' ? -1 : 1)));
     const opt = (w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}${w.kind === 'upload' ? ' (uploaded)' : ''}${w.demo ? ' ★' : ''} · ${escapeHtml(w.kernel)} grid ${w.grid.join('×')}</option>`;
     const wsel = this.root.querySelector('[name=workload]');
     const keep = wsel.value;
-    wsel.innerHTML = workloads.map(opt).join('');
+    this.bundles = new Map(workloads.filter((w) => w.kind === 'bundle').map((w) => [w.id, w]));
+    wsel.innerHTML = `<optgroup label="single kernels (validation cases)">${kernels.map(opt).join('')}</optgroup>${bundleOptions(this.bundles)}`;
     if (keep) wsel.value = keep;
+    this._bundleChanged();
     this.root.querySelector('[name=config]').innerHTML = configs.map((c) => `<option>${escapeHtml(c.name)}</option>`).join('');
   }
 
@@ -40,6 +55,7 @@ export class NewRunForm {
       record_sms: f.record_sms.value.trim() || null, interval: Number(f.interval.value) || undefined,
       overrides: f.overrides.value.split(',').map((s) => s.trim()).filter(Boolean), name: f.name.value.trim() || undefined,
     };
+    if (this.bundles && this.bundles.has(body.workload) && f.launches.value.trim()) body.launches = f.launches.value.trim();
     msg.textContent = ''; msg.className = 'form-msg';
     try {
       const run = await api('/api/runs', { json: body });

@@ -27,6 +27,9 @@ export class RunList {
   _progress(r) {
     if (r.status === 'done') return '<progress value="1" max="1"></progress>';
     const p = r.progress;
+    if (r.status === 'running' && p && p.launches) {        // a workload run: launch by launch
+      return `<progress value="${p.launch}" max="${p.launches}"></progress> <span class="muted">launch ${Math.min(p.launch + 1, p.launches)}/${p.launches} · cycle ${exact(p.cycle)}</span>`;
+    }
     if (r.status === 'running' && p && p.ctas_total) {
       return `<progress value="${p.ctas_done}" max="${p.ctas_total}"></progress> <span class="muted">${p.ctas_done}/${p.ctas_total} CTAs · cycle ${exact(p.cycle)}</span>`;
     }
@@ -39,7 +42,8 @@ export class RunList {
     this.root.querySelector('.empty').hidden = this.runs.length > 0;
     body.innerHTML = this.runs.map((r) => `
       <tr data-run="${r.id}" data-status="${r.status}">
-        <td><a href="?run=${encodeURIComponent(r.id)}" data-open="${r.id}">${escapeHtml(r.name)}</a><div class="muted small">${r.id}</div></td>
+        <td>${r.kind === 'workload' ? `<a href="/workload?run=${encodeURIComponent(r.id)}" data-testid="open-workload">${escapeHtml(r.name)}</a> <span class="muted small">whole model</span>`
+          : `<a href="?run=${encodeURIComponent(r.id)}" data-open="${r.id}">${escapeHtml(r.name)}</a>`}<div class="muted small">${r.id}</div></td>
         <td>${escapeHtml(r.workload)}</td><td>${escapeHtml(r.config)}${r.overrides.length ? ` <span class="muted">${escapeHtml(r.overrides.join(' '))}</span>` : ''}</td>
         <td>${r.level}${r.record_sms ? ` <span class="muted">SMs ${r.record_sms.length}</span>` : ''}</td>
         <td><span class="status status-${r.status}" data-testid="status">${r.status}</span>${r.message ? `<div class="msg small">${escapeHtml(r.message)}</div>` : ''}</td>

@@ -48,7 +48,7 @@ export class Toolbar {
       `<option value="${i}"${rec.includes(i) ? '' : ' class="muted"'}>SM ${i}${rec.includes(i) ? '' : ' (counters only)'}</option>`).join('');
     smSel.value = String(s.sm || 0);
     const cmp = this.root.querySelector('[data-act=cmp]');
-    cmp.innerHTML = '<option value="">—</option>' + runs.filter((r) => r.id !== meta.run.id && r.status === 'done')
+    cmp.innerHTML = '<option value="">—</option>' + runs.filter((r) => r.id !== meta.run.id && r.status === 'done' && r.kind !== 'workload')
       .map((r) => `<option value="${r.id}">${escapeHtml(r.name)} (${escapeHtml(r.config)})</option>`).join('');
     cmp.value = s.cmp || '';
     this.root.querySelector('[data-act=speed]').value = String(s.speed || 1000);

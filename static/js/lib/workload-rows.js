@@ -1,0 +1,56 @@
+// A workload run's launch rows (GET /api/workload-runs/<id>): derived columns, sorting, short labels and the
+// colours of what bounds a launch. Dependency-free.
+
+// compute / memory / latency (Nsight Compute's Speed-of-Light rule, webapp/store/workload_run.py)
+export const BOUND_COLOURS = { compute: '#0072b2', memory: '#d55e00', latency: '#cc79a7', none: '#9ca3af' };   // Okabe-Ito
+export const HW_COLOUR = '#4b5563';
+
+// triton_tem_fused_addmm_t_tanh_0 -> "tem addmm_t_tanh #0"-like short names: the Inductor prefix says the
+// kind of kernel (tem: template GEMM/conv, poi: pointwise, red: reduction, per: persistent reduction).
+export function shortLabel(s) {
+  const m = /^triton_(tem|poi|red|per)_fused_(.*)_(\d+)$/.exec(s || '');
+  return m ? `${m[1]} ${m[2].replace(/^_+/, '')}` : (s || '');
+}
+
+export function derive(rows) {
+  const total = rows.reduce((t, r) => t + (r.sim_cycles || 0), 0);
+  const hwTotal = rows.reduce((t, r) => t + (r.hw_cycles || 0), 0);
+  return rows.map((r) => ({
+    ...r,
+    share: total && r.sim_cycles ? r.sim_cycles / total : null,
+    hw_share: hwTotal && r.hw_cycles ? r.hw_cycles / hwTotal : null,
+    short: shortLabel(r.label),
+  }));
+}
+
+const TEXT_KEYS = new Set(['label', 'bound', 'dominant_stall', 'op']);
+
+export function sortRows(rows, key, dir) {
+  const sign = dir === 'asc' ? 1 : -1;
+  const val = (r) => (key === 'share' ? r.sim_cycles : r[key]);
+  return [...rows].sort((a, b) => {
+    const x = val(a), y = val(b);
+    const xn = x === null || x === undefined, yn = y === null || y === undefined;
+    if (xn || yn) return xn === yn ? a.index - b.index : (xn ? 1 : -1);     // missing values last
+    if (TEXT_KEYS.has(key)) return sign * String(x).localeCompare(String(y)) || a.index - b.index;
+    return sign * (x - y) || a.index - b.index;
+  });
+}
+
+export function gridText(g) {
+  const dims = (g || []).filter((v, i) => i === 0 || v > 1);
+  return dims.join('×');
+}
+
+export function bytesText(b) {
+  if (b === null || b === undefined) return '–';
+  if (b >= 1e9) return (b / 1e9).toFixed(2) + ' GB';
+  if (b >= 1e6) return (b / 1e6).toFixed(2) + ' MB';
+  if (b >= 1e3) return (b / 1e3).toFixed(1) + ' kB';
+  return b + ' B';
+}
+
+export function signedPct(x) {
+  if (x === null || x === undefined || Number.isNaN(x)) return '';
+  return (x >= 0 ? '+' : '−') + Math.abs(100 * x).toFixed(1) + '%';
+}

@@ -1,0 +1,8 @@
+// Whole-model bundles in the new-run form's workload list: one <optgroup>, examples then uploads.
+import { escapeHtml } from '../../lib/format.js';
+
+export function bundleOptions(bundles) {
+  if (!bundles.size) return '';
+  const opt = (w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}${w.source === 'upload' ? ' (uploaded)' : ''} · ${w.launches} launches${w.hw_cycles.some((c) => c) ? ' · H200 measured' : ''}</option>`;
+  return `<optgroup label="whole models (gpu-workload bundles)">${[...bundles.values()].map(opt).join('')}</optgroup>`;
+}

@@ -1,0 +1,180 @@
+"""A whole-model workload in Chromium against `simtscope serve` with the real timing engine: started from the
+new-run form with a launch selection, its launch timeline (spans, labels, order) and layer table (rows,
+sorting) checked against the server's launch table, a launch clicked open in the per-cycle view, two runs
+compared (speed-up per launch), and a bad bundle upload refused in the page."""
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fixtures.servers import wait_done
+
+MLP = "bundle:example_mlp_b64_fp32"
+CNN = "bundle:example_cnn_b4_32x32_fp16"
+
+
+@pytest.fixture(scope="module")
+def cnn_runs(server):
+    """The CNN example twice: on the H200 (launches 0 and 2 in full) and with half the L2 and a quarter of
+    the DRAM bandwidth (summary only)."""
+    a = server.post("/api/runs", json={"workload": CNN, "config": "h200", "launches": "0,2", "name": "cnn h200"})
+    b = server.post("/api/runs", json={"workload": CNN, "config": "h200", "launches": "none", "name": "cnn slow mem",
+                                       "overrides": ["l2.size_kib=30720", "dram.bandwidth_gbps=1200"]})
+    assert a.status_code == 201 and b.status_code == 201, (a.text, b.text)
+    ra = wait_done(server.get, a.json()["id"], timeout=300)
+    rb = wait_done(server.get, b.json()["id"], timeout=300)
+    assert ra["status"] == "done" and rb["status"] == "done", (ra, rb)
+    return ra, rb
+
+
+def table_rows(page) -> list[dict]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll('[data-testid=layer-table] tbody tr[data-index]'))
+        .map((tr) => ({index: Number(tr.dataset.index), cells: Array.from(tr.cells).map((c) => c.textContent.trim())}))""")
+
+
+def header_index(page, text: str) -> int:
+    heads = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=layer-table] thead th'))"
+                          ".map((th) => th.textContent.replace(/[▲▼]/g, '').trim())")
+    return heads.index(text)
+
+
+def test_start_a_workload_run_from_the_form(page, server, shot):
+    page.goto(server.url + "/")
+    page.select_option("[data-testid=workload]", "case:softmax_4096x128")
+    expect(page.locator("[data-testid=launches]")).to_be_hidden()          # a single kernel has no launches
+    page.select_option("[data-testid=workload]", MLP)
+    page.select_option("[data-testid=config]", "h200")
+    expect(page.locator("[data-testid=launches]")).to_be_visible()
+    page.fill("[data-testid=launches]", "1")
+    page.fill("form.new-run input[name=name]", "mlp from the form")
+    page.click("[data-testid=start-run]")
+    expect(page.locator("[data-testid=new-run-msg]")).to_contain_text("started mlp from the form")
+    row = page.locator("tr", has_text="mlp from the form")
+    expect(row.locator("[data-testid=status]")).to_have_text("done", timeout=300000)
+    shot(page, "run-list")
+    row.locator("[data-testid=open-workload]").click()
+    expect(page.locator("[data-testid=wl-title]")).to_have_text("mlp from the form")
+    rows = table_rows(page)
+    assert [r["index"] for r in rows] == [0, 1, 2]
+    opens = [r["cells"][-1] for r in rows]
+    assert opens == ["summary only", "per-cycle view", "summary only"]
+
+
+def test_workload_page_draws_the_launches_and_the_table(page, server, cnn_runs, shot):
+    a, _b = cnn_runs
+    data = server.get(f"/api/workload-runs/{a['id']}")["workload"]["launches"]
+    page.goto(f"{server.url}/workload?run={a['id']}")
+    expect(page.locator("[data-testid=wl-status]")).to_have_text("done")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    shot(page, "workload")
+    # the timeline: one simulated span per launch, in launch order, end to end, widths in proportion to cycles;
+    # then the H200 lane with the bundle's measured cycles
+    spans = page.evaluate("""() => window.__simtscopeWorkload.timeline.spans.map((s) => ({lane: s.lane.kind,
+        index: s.row.index, start: s.start, len: s.len, xa: s.xa, xb: s.xb}))""")
+    sim = [s for s in spans if s["lane"] == "sim"]
+    hw = [s for s in spans if s["lane"] == "hw"]
+    assert [s["index"] for s in sim] == [r["index"] for r in data] == list(range(6))
+    assert [s["len"] for s in sim] == [r["sim_cycles"] for r in data]
+    assert [s["len"] for s in hw] == [r["hw_cycles"] for r in data]
+    starts = [0]
+    for r in data[:-1]:
+        starts.append(starts[-1] + r["sim_cycles"])
+    assert [s["start"] for s in sim] == starts
+    px_per_cycle = (sim[-1]["xb"] - sim[0]["xa"]) / sum(r["sim_cycles"] for r in data)
+    for s in sim:
+        assert s["xb"] - s["xa"] == pytest.approx(s["len"] * px_per_cycle, abs=0.01)
+    # the table: a row per launch with its label, cycles, H200 cycles and error as the server has them
+    rows = table_rows(page)
+    assert [r["index"] for r in rows] == list(range(6))
+    i_cyc, i_hw, i_err = header_index(page, "sim cycles"), header_index(page, "H200 cycles"), header_index(page, "error")
+    i_bound = header_index(page, "bound by")
+    for r, d in zip(rows, data):
+        assert r["cells"][i_cyc] == f"{d['sim_cycles']:,}"
+        assert r["cells"][i_hw] == f"{int(d['hw_cycles'] + 0.5):,}"
+        e = 100 * d["err"]
+        assert r["cells"][i_err] == f"{'+' if e >= 0 else '−'}{abs(e):.1f}%"
+        assert r["cells"][i_bound] == d["bound"]
+    expect(page.locator("[data-testid=layer-table] tbody tr[data-index='0']")).to_contain_text("tem convolution")
+    # sorting: by simulated cycles, largest first; again: smallest first
+    page.click("[data-testid=layer-table] th[data-key=sim_cycles]")
+    by_time = sorted(data, key=lambda r: (-r["sim_cycles"], r["index"]))
+    assert [r["index"] for r in table_rows(page)] == [r["index"] for r in by_time]
+    page.click("[data-testid=layer-table] th[data-key=sim_cycles]")
+    assert [r["index"] for r in table_rows(page)] == [r["index"] for r in reversed(by_time)]
+    assert "sort=sim_cycles" in page.url and "dir=asc" in page.url
+    page.click("[data-testid=layer-table] th[data-key=err]")
+    assert [r["index"] for r in table_rows(page)] == [r["index"] for r in sorted(data, key=lambda r: (-r["err"], r["index"]))]
+    shot(page, "sorted-by-error")
+
+
+def test_clicking_a_launch_opens_its_per_cycle_view(page, server, cnn_runs, shot):
+    a, _b = cnn_runs
+    page.goto(f"{server.url}/workload?run={a['id']}")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    # a launch without a recorded timeline says so
+    page.locator("[data-testid=layer-table] tbody tr[data-index='1'] td").first.click()
+    expect(page.locator("#wl-notes")).to_contain_text("launch 1 was simulated for its summary only")
+    # launch 2's span on the timeline opens the single-kernel explorer on its child run
+    span = page.evaluate("""() => { const s = window.__simtscopeWorkload.timeline.spans.find((s) => s.lane.kind === 'sim' && s.row.index === 2);
+        const b = window.__simtscopeWorkload.timeline.canvas.getBoundingClientRect();
+        return {x: b.left + (s.xa + s.xb) / 2, y: b.top + s.y + s.h / 2}; }""")
+    page.mouse.click(span["x"], span["y"])
+    page.wait_for_url(f"**/?run={a['id']}-L2**")
+    page.wait_for_function("() => window.__simtscope && window.__simtscope.timeline.src"
+                           " && window.__simtscope.timeline.src.groups.heat", timeout=60000)
+    meta = page.evaluate("() => window.__simtscope.timeline.src.meta")
+    assert meta["kernels"][0]["name"].startswith("triton_tem_fused__native_batch_norm")
+    assert meta["workload"]["launch"] == 2 and meta["run"]["parent"] == a["id"]
+    expect(page.locator("[data-testid=run-title]")).to_contain_text("launch 2")
+    shot(page, "launch-2-per-cycle")
+
+
+def test_compare_two_workload_runs(page, server, cnn_runs, shot):
+    a, b = cnn_runs
+    cmp = server.get(f"/api/workload-runs/compare?a={a['id']}&b={b['id']}")
+    page.goto(f"{server.url}/workload?run={a['id']}")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    page.select_option("[data-testid=wl-compare]", b["id"])
+    expect(page.locator("[data-testid=wl-speedup]")).to_contain_text(f"{cmp['total']['speedup']:.3f}×")
+    assert f"cmp={b['id']}" in page.url
+    i_sp = header_index(page, "speed-up")
+    rows = table_rows(page)
+    assert [r["cells"][i_sp] for r in rows] == [f"{c['speedup']:.3f}×" for c in cmp["launches"]]
+    lanes = page.evaluate("() => [...new Set(window.__simtscopeWorkload.timeline.spans.map((s) => s.lane.name))]")
+    assert lanes == ["simulated · h200", "H200 measured", "B · h200 l2.size_kib=30720 dram.bandwidth_gbps=1200"]
+    page.click("[data-testid=layer-table] th[data-key=speedup]")
+    assert [r["index"] for r in table_rows(page)] == \
+        [c["index"] for c in sorted(cmp["launches"], key=lambda c: (-c["speedup"], c["index"]))]
+    shot(page, "compare")
+
+
+def test_a_bad_bundle_upload_is_refused_in_the_page(page, server, tmp_path, shot):
+    from tests.test_workload import saxpy_bundle
+    folder = saxpy_bundle().save(tmp_path / "saxpy_twice")
+    m = json.loads((folder / "manifest.json").read_text())
+    m["launches"][0]["args"][2]["offset"] = 99999
+    (folder / "manifest.json").write_text(json.dumps(m))
+    bad = tmp_path / "bad.tar.xz"
+    with tarfile.open(bad, "w:xz") as t:
+        t.add(folder, arcname="saxpy_twice")
+    page.goto(server.url + "/")
+    lim = server.get("/api/bundles/limits")
+    expect(page.locator("[data-testid=bundle-limits]")).to_contain_text(
+        f"limits: {lim['max_upload_bytes'] / 2**20:g} MiB per archive, {lim['max_unpacked_bytes'] / 2**20:g} MiB unpacked")
+    page.set_input_files("[data-testid=bundle-file]", str(bad))
+    page.click("[data-testid=bundle-submit]")
+    expect(page.locator("[data-testid=bundle-msg]")).to_have_text(
+        "bad.tar.xz: launches[0].args[2].offset: offset 99999 is outside buffer x (16384 bytes)")
+    good = tmp_path / "good.zip"
+    saxpy_bundle().save(good)
+    page.set_input_files("[data-testid=bundle-file]", str(good))
+    page.click("[data-testid=bundle-submit]")
+    expect(page.locator("[data-testid=bundle-msg]")).to_contain_text("uploaded saxpy_twice: 2 launches")
+    opts = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=workload] option')).map((o) => o.textContent)")
+    assert any(o.startswith("saxpy_twice (uploaded) · 2 launches") for o in opts)
+    shot(page, "upload")
