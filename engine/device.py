@@ -80,13 +80,55 @@ class LaunchResult:
         return self.warp_insts / self.wall_s if self.wall_s > 0 else 0.0
 
 
-def _dim3(v) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)):
-        return (int(v), 1, 1)
-    t = tuple(int(x) for x in v)
+def _s64(v: int) -> np.int64:
+    v &= (1 << 64) - 1
+    return np.int64(v - (1 << 64) if v >= 1 << 63 else v)
+
+
+U32_MAX = (1 << 32) - 1
+U64_MAX = (1 << 64) - 1
+# CUDA's launch limits (the engine enforces the same in gs_func_launch / gs_tsim_launch)
+DIM_LIMITS = {"grid": (0x7FFFFFFF, 65535, 65535), "block": (1024, 1024, 64)}
+MAX_BLOCK_THREADS = 1024
+
+
+def check_int(name: str, v, lo: int, hi: int) -> int:
+    """v as an int in [lo, hi], else LaunchError naming the argument and its allowed range (bools, floats,
+    None and strings are refused rather than truncated)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise errors.LaunchError(f"{name} must be an integer from {lo} to {hi}, got {v!r} ({type(v).__name__})")
+    v = int(v)
+    if not lo <= v <= hi:
+        raise errors.LaunchError(f"{name} = {v} is out of range: allowed {lo} to {hi}")
+    return v
+
+
+def _dim3(v, name: str = "grid") -> tuple[int, int, int]:
+    """A launch dimension (an int or 1 to 3 ints) checked against CUDA's limits for grid or block."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        t = (v,)
+    elif isinstance(v, (tuple, list, np.ndarray)):
+        t = tuple(v)
+    else:
+        raise errors.LaunchError(f"{name} must be an integer or a tuple of 1 to 3 integers, got {v!r} "
+                                 f"({type(v).__name__})")
     if not 1 <= len(t) <= 3:
-        raise errors.LaunchError(f"a launch dimension needs 1 to 3 values, got {v!r}")
-    return t + (1,) * (3 - len(t))
+        raise errors.LaunchError(f"a launch dimension needs 1 to 3 values, got {v!r} for {name}")
+    limits = DIM_LIMITS.get(name, (U32_MAX,) * 3)
+    out = tuple(check_int(f"{name}.{'xyz'[i]}", x, 1, limits[i]) for i, x in enumerate(t)) + (1,) * (3 - len(t))
+    if name == "block" and out[0] * out[1] * out[2] > MAX_BLOCK_THREADS:
+        raise errors.LaunchError(f"block {out} has {out[0] * out[1] * out[2]} threads; allowed 1 to {MAX_BLOCK_THREADS}")
+    return out
+
+
+def check_launch(kernel, shared, max_warp_insts, progress) -> tuple[int, int]:
+    """The arguments every launch shares; returns (shared, max_warp_insts) as ints."""
+    if not isinstance(kernel, Kernel):
+        raise errors.LaunchError(f"kernel must be a Kernel (module.kernel(name)), got {type(kernel).__name__}")
+    if progress is not None and not callable(progress):
+        raise errors.LaunchError(f"progress must be callable or None, got {type(progress).__name__}")
+    return (check_int("shared", shared, 0, U32_MAX),
+            check_int("max_warp_insts", max_warp_insts, 0, U64_MAX))
 
 
 class Module:
@@ -104,7 +146,7 @@ class Module:
             self._global_addrs[g.name] = addr
         opnds = program.opnds.copy()
         for idx, name, addend in program.relocs:
-            opnds[idx]["imm"] = np.int64(self._global_addrs[name] + addend)
+            opnds[idx]["imm"] = _s64(self._global_addrs[name] + addend)   # wraps as the address adder does
         self._opnds = opnds
         err = ffi.new("char[512]")
         insts = program.insts
@@ -141,7 +183,7 @@ class Device:
     """A simulated GPU's memory plus launches. `num_sms` only affects %nsmid / %smid in functional runs."""
 
     def __init__(self, num_sms: int = 132):
-        self.num_sms = num_sms
+        self.num_sms = check_int("num_sms", num_sms, 1, 1024)
         self._ptr = ffi.gc(lib.gs_device_create(), lib.gs_device_destroy)
         self._modules: list[Module] = []
 
@@ -151,7 +193,7 @@ class Device:
             raise ValueError("negative allocation size")
         addr = lib.gs_malloc(self._ptr, int(nbytes))
         if addr == 0:
-            raise MemoryError(f"device allocation of {nbytes} bytes failed")
+            raise errors.DeviceOutOfMemory(f"device allocation of {nbytes} bytes failed (host memory exhausted)")
         return int(addr)
 
     def free(self, buf: DeviceBuffer | int) -> None:
@@ -211,6 +253,8 @@ class Device:
     # ---------------------------------------------------------------- launches
     def pack_params(self, kernel: Kernel, args: Sequence) -> bytes:
         params = kernel.params
+        if isinstance(args, (str, bytes, bytearray)) or not hasattr(args, "__len__"):
+            raise errors.LaunchError(f"args must be a sequence of {len(params)} argument(s), got {type(args).__name__}")
         if len(args) != len(params):
             raise errors.LaunchError(f"kernel {kernel.name} takes {len(params)} argument(s), {len(args)} given")
         size = kernel.info.param_bytes
@@ -219,7 +263,10 @@ class Device:
             if isinstance(a, DeviceBuffer):
                 a = a.addr
             if p.size > 8 or p.type not in PARAM_FORMATS:
-                data = bytes(a) if isinstance(a, (bytes, bytearray)) else np.asarray(a).tobytes()
+                try:
+                    data = bytes(a) if isinstance(a, (bytes, bytearray)) else np.asarray(a).tobytes()
+                except (TypeError, ValueError) as e:
+                    raise errors.LaunchError(f"argument {p.name} needs {p.size} bytes: {e}") from None
                 if len(data) != p.size:
                     raise errors.LaunchError(f"argument {p.name} needs {p.size} bytes, got {len(data)}")
                 buf[p.offset:p.offset + p.size] = data
@@ -242,14 +289,16 @@ class Device:
                max_warp_insts: int = 0, progress: Callable[[int, int], None] | None = None,
                chunk: int = 5_000_000) -> LaunchResult:
         """Run a kernel to completion in the functional core. Raises KernelFault subclasses."""
-        g, b = _dim3(grid), _dim3(block)
+        g, b = _dim3(grid, "grid"), _dim3(block, "block")
+        shared, max_warp_insts = check_launch(kernel, shared, max_warp_insts, progress)
+        chunk = check_int("chunk", chunk, 1, U64_MAX)
         params = self.pack_params(kernel, args)
         desc = ffi.new("gs_launch_desc *")
         desc.func = kernel.index
         desc.grid = list(g)
         desc.block = list(b)
-        desc.dyn_shared_bytes = int(shared)
-        desc.max_warp_insts = int(max_warp_insts)
+        desc.dyn_shared_bytes = shared
+        desc.max_warp_insts = max_warp_insts
         desc.num_sms = self.num_sms
         fault = ffi.new("gs_fault *")
         pbuf = ffi.from_buffer(params) if params else ffi.NULL

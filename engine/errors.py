@@ -12,6 +12,10 @@ class LaunchError(SimError):
     """The launch itself is invalid (shape, shared memory, parameters): nothing ran."""
 
 
+class DeviceOutOfMemory(SimError, MemoryError):
+    """A device allocation the host could not back (also a MemoryError, for callers that catch that)."""
+
+
 class KernelFault(SimError):
     """A kernel stopped with a fault. Attributes: kernel, cta, warp, lane, pc, line (PTX line),
     ptx (the instruction text), addr, space, cycle, detail (the engine's message)."""

@@ -18,7 +18,7 @@ import numpy as np
 from . import errors, recording
 from ._ffi import OP_NAMES, E, ffi, lib
 from .config import UNITS, Config, load_config
-from .device import Device, Kernel, _dim3
+from .device import U64_MAX, Device, Kernel, _dim3, check_int, check_launch
 
 LIMITERS = ["ctas", "warps", "threads", "registers", "shared"]
 
@@ -125,6 +125,16 @@ def format_stats(d: dict, kernel: str = "") -> str:
     return "\n".join(x for x in lines if x != "")
 
 
+def _check_record_sms(record_sms, num_sms: int) -> list[int] | None:
+    """None (all SMs) or a list of SM indices, each in [0, num_sms) (and the recorder's 1024-SM mask)."""
+    if record_sms is None:
+        return None
+    if isinstance(record_sms, (str, bytes)) or not hasattr(record_sms, "__iter__"):
+        raise errors.LaunchError(f"record_sms must be a list of SM indices or None, got {type(record_sms).__name__}")
+    hi = min(num_sms, 1024) - 1
+    return [check_int("record_sms[]", s, 0, hi) for s in record_sms]
+
+
 class TimingSim:
     """A GPU of a given configuration. Caches persist across launches until flush() (run_case flushes,
     as Nsight Compute's --cache-control all does)."""
@@ -136,7 +146,7 @@ class TimingSim:
         if record not in recording.LEVELS:
             raise ValueError(f"record must be one of {recording.LEVELS}, not {record!r}")
         self.record = record
-        self.record_sms = record_sms
+        self.record_sms = _check_record_sms(record_sms, self.config["gpu.num_sms"])
         self.device = device or Device(num_sms=self.config["gpu.num_sms"])
         self._cfg = self.config.to_c(ffi)
         err = ffi.new("char[256]")
@@ -167,15 +177,18 @@ class TimingSim:
     def launch(self, kernel: Kernel, grid, block, args=(), shared: int = 0, sink: RecordSink | None = None,
                progress: Callable | None = None, max_cycles: int = 0, max_warp_insts: int = 0,
                chunk_cycles: int = 4096, meta: dict | None = None) -> TimingResult:
-        g, b = _dim3(grid), _dim3(block)
+        g, b = _dim3(grid, "grid"), _dim3(block, "block")
+        shared, max_warp_insts = check_launch(kernel, shared, max_warp_insts, progress)
+        max_cycles = check_int("max_cycles", max_cycles, 0, U64_MAX)
+        chunk_cycles = check_int("chunk_cycles", chunk_cycles, 1, U64_MAX)
         params = self.device.pack_params(kernel, args)
         desc = ffi.new("gs_launch_desc *")
         desc.func = kernel.index
         desc.grid = list(g)
         desc.block = list(b)
-        desc.dyn_shared_bytes = int(shared)
-        desc.max_cycles = int(max_cycles)
-        desc.max_warp_insts = int(max_warp_insts)
+        desc.dyn_shared_bytes = shared
+        desc.max_cycles = max_cycles
+        desc.max_warp_insts = max_warp_insts
         desc.num_sms = self.config["gpu.num_sms"]
         rec = ffi.new("gs_record_opts *")
         rec.level = recording.LEVELS.index(self.record) if sink is not None else 0

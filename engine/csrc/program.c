@@ -126,41 +126,11 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         }
     }
 
-    /* the engine trusts register indices in its hot loop: check them once, per function */
-    for (uint32_t f = 0; f < nfuncs; f++) {
-        const gs_ir_func *fn = &funcs[f];
-        if (fn->entry_pc < 0 || fn->end_pc < fn->entry_pc || (uint32_t)fn->end_pc > ninsts) {
-            snprintf(err, errlen, "function %u: bad instruction range [%d, %d)", f, fn->entry_pc, fn->end_pc);
-            free(cslot);
-            gs_program_destroy(p);
-            return NULL;
-        }
-        for (int32_t pc = fn->entry_pc; pc < fn->end_pc; pc++) {
-            const gs_ir_inst *ir = &insts[pc];
-            int bad = ir->guard >= (int32_t)fn->npreds || ir->opnd > nopnds;
-            uint32_t j = ir->opnd;
-            for (uint32_t t = 0; t < ir->nopnd && !bad; t++) {
-                if (j >= nopnds) { bad = 1; break; }
-                uint32_t nel = opnds[j].kind == GS_OK_VEC ? opnds[j].n : 0;
-                if (j + nel >= nopnds + (nel ? 0u : 1u) && nel) { bad = 1; break; }
-                for (uint32_t e = 0; e <= nel && !bad; e++) {
-                    const gs_ir_opnd *q = &opnds[j + e];
-                    if ((q->kind == GS_OK_REG || (q->kind == GS_OK_MEM && q->reg >= 0)) &&
-                        (q->reg < 0 || (uint32_t)q->reg >= fn->nregs)) bad = 1;
-                    if (q->kind == GS_OK_PRED && (q->reg < 0 || (uint32_t)q->reg >= fn->npreds)) bad = 1;
-                    if (q->kind == GS_OK_SREG && q->n >= GS_SR__COUNT) bad = 1;
-                }
-                j += 1 + nel;
-            }
-            if ((ir->op == GS_OP_BRA || ir->op == GS_OP_CALL) && (ir->target < 0 || (uint32_t)ir->target >= ninsts)) bad = 1;
-            if (ir->op >= GS_OP__COUNT) bad = 1;
-            if (bad) {
-                snprintf(err, errlen, "line %u: malformed IR (operand, register or target out of range)", ir->line);
-                free(cslot);
-                gs_program_destroy(p);
-                return NULL;
-            }
-        }
+    /* the engine trusts register indices and operand kinds in its hot loop: check them once (ir_check.c) */
+    if (gs_ir_check(insts, ninsts, opnds, nopnds, funcs, nfuncs, err, errlen) >= 0) {
+        free(cslot);
+        gs_program_destroy(p);
+        return NULL;
     }
 
     /* (2)+(3) decode and bind */

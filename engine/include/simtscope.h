@@ -271,6 +271,14 @@ void gs_program_destroy(gs_program *prog);
 /* Contract: 1 if the engine has a handler for this instruction (used by the front end to report
  * every unsupported instruction at once), else 0. */
 int gs_inst_supported(const gs_ir_inst *inst, const gs_ir_opnd *opnds);
+/* Contract: validates a whole program's IR once (the engine never trusts its input): operand records,
+ * register/predicate/sreg indices, branch targets, operand counts and kinds (memory operands only where
+ * an address is read, predicates only where one is read or written, sinks never read), vector widths
+ * and function memory sizes. Returns -1 if all is well, else the pc of the first malformed instruction
+ * with "line N: reason" in err. gs_program_create calls it and refuses what it refuses; the front end
+ * calls it to report the problem at its PTX line. */
+int32_t gs_ir_check(const gs_ir_inst *insts, uint32_t ninsts, const gs_ir_opnd *opnds, uint32_t nopnds,
+                    const gs_ir_func *funcs, uint32_t nfuncs, char *err, uint32_t errlen);
 const char *gs_op_name(int op);
 
 /* ---------------------------------------------------------------------------------------------

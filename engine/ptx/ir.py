@@ -172,6 +172,27 @@ def _flatten_init(init) -> list:
     return [init]
 
 
+F32_MAX = 3.4028234663852886e38
+F16_MAX = 65504.0
+
+
+def f32_bits(v: float) -> int:
+    """The .f32 bit pattern of a decimal literal; ValueError past the largest .f32 (which struct reports
+    as OverflowError)."""
+    try:
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+    except OverflowError:
+        raise ValueError(f"{v!r} is out of range for .f32 (largest {F32_MAX:.7g})") from None
+
+
+def f16_bits(v: float) -> int:
+    """The .f16 bit pattern of a decimal literal (ValueError past the largest .f16)."""
+    if abs(v) > F16_MAX + 16 and v == v and abs(v) != float("inf"):
+        raise ValueError(f"{v!r} is out of range for .f16 (largest {F16_MAX:g})")
+    with np.errstate(over="ignore"):
+        return int(np.array(v, np.float16).view(np.uint16))
+
+
 def _pack_value(typ: str, v) -> bytes:
     """Bytes of one initialiser element of PTX type typ (v: Opnd-like or symbol tuple)."""
     kind = getattr(v, "kind", None)
@@ -181,13 +202,18 @@ def _pack_value(typ: str, v) -> bytes:
         if typ == "f64" and v.bits == 32:
             bits = struct.unpack("<Q", struct.pack("<d", struct.unpack("<f", struct.pack("<I", bits))[0]))[0]
         return (bits & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    if kind == "fdec" and typ not in ("f32", "f64", "f16", "bf16"):
+        raise ValueError(f"floating-point value {v.value!r} in a .{typ} initialiser (use a .f32/.f64 variable "
+                         f"or the value's bits as an integer)")
     if kind == "fdec" or (kind == "imm" and typ in ("f32", "f64", "f16")):
         f = float(v.value)
         if typ == "f64":
             return struct.pack("<d", f)
         if typ == "f16":
-            return np.float16(f).tobytes()
-        return struct.pack("<f", f)
+            return f16_bits(f).to_bytes(2, "little")
+        if typ == "bf16":
+            return (f32_bits(f) >> 16).to_bytes(2, "little")
+        return f32_bits(f).to_bytes(4, "little")
     if kind == "imm":
         return (int(v.value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
     raise ValueError(f"initialiser {v!r} is not supported")

@@ -18,6 +18,9 @@ from .errors import PTXSyntaxError
 
 EOF = "eof"
 
+MAX_INT = (1 << 64) - 1      # literals are at most 64 bits wide (PTX immediates, sizes, offsets)
+MAX_LITERAL_CHARS = 80       # longer than any 64-bit literal (0b + 64 digits + U): refused unread
+
 _TOKEN = re.compile(r"""
   (?P<ws>(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)+)
 | (?P<fhex>0[fF][0-9a-fA-F]{8}(?![0-9a-zA-Z_]))
@@ -94,6 +97,7 @@ class Lexer:
                 continue
             if k == "hex":
                 k = "int"
+                self._check_int(pos, m.group())
             elif k == "section":
                 self._skip_section(pos)
                 continue
@@ -101,6 +105,9 @@ class Lexer:
                 s = m.group()
                 if s[0] == "0" and len(s) > 1 and ("8" in s or "9" in s):
                     self._fail(pos, s, f"'{s}' is not a valid octal literal (PTX reads a leading 0 as octal)")
+                self._check_int(pos, s)
+            elif k == "float":
+                self._check_float(pos, m.group())
             elif k in ("bad", "ucomment", "ustr"):
                 s = m.group()
                 if k == "ucomment":
@@ -109,6 +116,21 @@ class Lexer:
                     self._fail(pos, s, "unterminated string")
                 self._fail(pos, s, f"unexpected character {s!r}")
             return (k, m.group(), pos)
+
+    def _check_int(self, pos: int, s: str):
+        """Integer literals are 64-bit at most; a long one is refused before it is converted."""
+        if len(s) > MAX_LITERAL_CHARS:
+            self._fail(pos, s[:20] + "...", f"integer literal of {len(s)} characters is too long "
+                                            f"(literals are at most 64 bits)")
+        if int_value(s) > MAX_INT:
+            self._fail(pos, s, f"integer literal {s} does not fit in 64 bits")
+
+    def _check_float(self, pos: int, s: str):
+        """A decimal float must be a finite double (1e309 would silently become infinity)."""
+        if len(s) > 4 * MAX_LITERAL_CHARS:
+            self._fail(pos, s[:20] + "...", f"floating-point literal of {len(s)} characters is too long")
+        if float(s) == float("inf"):
+            self._fail(pos, s, f"floating-point literal {s} is out of range (larger than the largest double)")
 
     def _skip_section(self, pos: int):
         """Skip `.section name { ... }` (DWARF data in -G and -lineinfo builds)."""

@@ -21,6 +21,7 @@ from . import ifconvert, schedule
 from .decode import OP, DecodeError, decode
 from .errors import PTXSemanticError
 from .checks import check_arity, check_types
+from . import limits
 from .ir import (NO_DST, PTX_OPCODES, TYPE_BITS, FuncInfo, GlobalVar, KernelParam, Program, _align,
                  _flatten_init, _pack_value, _Pending, _Scope, _type_bytes, _var_size)
 from .operands import OperandsMixin
@@ -60,35 +61,58 @@ class Lowering(OperandsMixin, PassesMixin):
                 size = _var_size(v.type, v.vec, dims)
                 align = v.align or _type_bytes(v.type) * (v.vec or 1)
                 if v.space == "const":
-                    off = _align(len(self.const_bank), align)
-                    self.const_bank.extend(b"\0" * (off - len(self.const_bank)))
-                    self.const_bank.extend(self._init_bytes(v, init, size))
-                    self.const_syms[name] = off
+                    self.const_syms[name] = self._const_var(v, name, init, size, align)
                 elif v.space == "global":
                     if "extern" in v.linkage and init is None and size == 0:
-                        self.err(v.line, 0, f"extern global '{name}' has no definition in this module")
+                        self.err(v.line, v.col, f"extern global '{name}' has no definition in this module")
+                    self._limit(v, name, size, limits.MAX_GLOBAL_BYTES, ".global variable")
                     self.globals.append(GlobalVar(name, max(size, 1), align,
-                                                  self._init_bytes(v, init, size) if init is not None else None))
+                                                  self._init_bytes(v, init, size, pad=False)
+                                                  if init is not None else None))
                     self.global_syms.add(name)
                 elif v.space in ("shared", "shared::cta"):
+                    self._limit(v, name, size, limits.MAX_SHARED_BYTES, ".shared variable")
                     self.shared_module.append((name, size, align, "extern" in v.linkage or size == 0))
                 else:
                     self.err(v.line, 0, f"module-level .{v.space} variable '{name}' is not supported")
         self.funcs = {f.name: f for f in self.mod.functions if f.body is not None}
         self.decls = {f.name: f for f in self.mod.functions}
 
-    def _init_bytes(self, v: VarDecl, init, size: int) -> bytes:
+    def _limit(self, v: VarDecl, name: str, size: int, limit: int, what: str):
+        if size > limit:
+            self.err(v.line, v.col, f"{what} '{name}' of {size} bytes is larger than the {_bytes(limit)} "
+                                    f"the simulator accepts")
+
+    def _const_var(self, v: VarDecl, name: str, init, size: int, align: int) -> int:
+        """Place a .const variable in the bank (at most MAX_CONST_BYTES in all); its offset."""
+        off = _align(len(self.const_bank), align)
+        if off + size > limits.MAX_CONST_BYTES:
+            self.err(v.line, v.col, f".const variable '{name}' of {size} bytes does not fit in the "
+                                    f"{_bytes(limits.MAX_CONST_BYTES)} constant bank "
+                                    f"({len(self.const_bank)} bytes already used)")
+        self.const_bank.extend(b"\0" * (off - len(self.const_bank)))
+        self.const_bank.extend(self._init_bytes(v, init, size))
+        return off
+
+    def _init_bytes(self, v: VarDecl, init, size: int, pad: bool = True) -> bytes:
+        """The initial bytes of a variable (zero-padded to size unless pad=False: the device zeroes
+        fresh allocations, so a large .global needs only its initialised prefix)."""
         if init is None:
             return b"\0" * size
         vals = _flatten_init(init)
+        if len(vals) > size:
+            self.err(v.line, v.col, f"initialiser of {len(vals)} values is larger than the variable ({size} bytes)")
         out = bytearray()
         for x in vals:
             if isinstance(x, tuple):
-                self.err(v.line, 0, "initialisers with addresses of symbols are not supported")
-            out += _pack_value(v.type, x)
+                self.err(v.line, v.col, "initialisers with addresses of symbols are not supported")
+            try:
+                out += _pack_value(v.type, x)
+            except ValueError as e:
+                self.err(v.line, v.col, str(e))
         if len(out) > size:
-            self.err(v.line, 0, "initialiser larger than the variable")
-        return bytes(out) + b"\0" * (size - len(out))
+            self.err(v.line, v.col, "initialiser larger than the variable")
+        return bytes(out) + b"\0" * (size - len(out)) if pad else bytes(out)
 
     # ---------------------------------------------------------------- pass 1: declarations
     def declare(self, f):
@@ -109,6 +133,9 @@ class Lowering(OperandsMixin, PassesMixin):
                 kparams.append(KernelParam(p.name, p.type, off, size, al))
                 root.names[p.name] = ("kparam", off, p.type)
                 off += size
+                if off > limits.MAX_PARAM_BYTES:
+                    self.err(f.line, f.col, f"kernel parameters of {f.name} take {off} bytes at '{p.name}'; "
+                                            f"CUDA allows at most {limits.MAX_PARAM_BYTES}")
             info["kparams"] = kparams
             info["param_bytes"] = _align(off, 8) if off else 0
         else:
@@ -122,6 +149,9 @@ class Lowering(OperandsMixin, PassesMixin):
                 info["local_size"] = _align(info["local_size"], al)
                 root.names[p.name] = ("local", info["local_size"], p.type)
                 info["local_size"] += size
+                if info["local_size"] > limits.MAX_LOCAL_BYTES:
+                    self.err(f.line, f.col, f"parameters of {f.name} take more than the "
+                                            f"{_bytes(limits.MAX_LOCAL_BYTES)} of local memory a thread may use")
         scope = root
         cuda = None
         stack = []
@@ -153,6 +183,10 @@ class Lowering(OperandsMixin, PassesMixin):
     def _declare_var(self, f, info, scope: _Scope, v: VarDecl):
         for name, dims, rng, init in v.names:
             if v.space == "reg":
+                count = rng if rng is not None else 1
+                if info["nregs"] + info["npreds"] + count > limits.MAX_REGS_PER_FUNCTION:
+                    self.err(v.line, v.col, f"{f.name} declares more than {limits.MAX_REGS_PER_FUNCTION} "
+                                            f"registers (at '{name}')")
                 names = [f"{name}{i}" for i in range(rng)] if rng is not None else [name]
                 for n in names:
                     if v.type == "pred":
@@ -167,6 +201,7 @@ class Lowering(OperandsMixin, PassesMixin):
                         info["nregs"] += 1
             elif v.space in ("shared", "shared::cta"):
                 size = _var_size(v.type, v.vec, dims)
+                self._limit(v, name, size, limits.MAX_SHARED_BYTES, ".shared variable")
                 al = v.align or _type_bytes(v.type)
                 key = f"{f.name}::{name}"
                 info["shared"].append((key, size, al, "extern" in v.linkage or size == 0))
@@ -177,17 +212,18 @@ class Lowering(OperandsMixin, PassesMixin):
                 info["local_size"] = _align(info["local_size"], al)
                 scope.names[name] = ("local", info["local_size"], v.type)
                 info["local_size"] += size
+                if info["local_size"] > limits.MAX_LOCAL_BYTES:
+                    self.err(v.line, v.col, f".local variable '{name}' takes function {f.name} past the "
+                                            f"{_bytes(limits.MAX_LOCAL_BYTES)} of local memory a thread may use")
             elif v.space == "param":
                 size = _var_size(v.type, v.vec, dims)
+                self._limit(v, name, size, limits.MAX_LOCAL_BYTES, ".param variable")
                 scope.names[name] = ("callparam", None, size)
                 info["callparams"].append((scope, name))
             elif v.space == "const":
                 size = _var_size(v.type, v.vec, dims)
                 al = v.align or _type_bytes(v.type)
-                off = _align(len(self.const_bank), al)
-                self.const_bank.extend(b"\0" * (off - len(self.const_bank)))
-                self.const_bank.extend(self._init_bytes(v, init, size))
-                scope.names[name] = ("const", off)
+                scope.names[name] = ("const", self._const_var(v, name, init, size, al))
             else:
                 self.err(v.line, 0, f".{v.space} variable '{name}' inside a function is not supported")
 
@@ -433,6 +469,26 @@ class Lowering(OperandsMixin, PassesMixin):
         self.insts.append((d.op, d.type, d.type2, d.space, d.cmp, d.sub, d.rnd, flags, guard, first, nop, ndst,
                            d.vec, 1 if p.guard_neg else 0, target, -1, d.aux, p.line))
 
+    def check_ir(self, program: Program):
+        """The engine's own IR check (gs_ir_check, the one gs_program_create applies), run here on the
+        lowered program so that a malformed instruction (an address where a register is read, a .v4 with
+        two registers, a predicate where a value is read) is reported at its PTX line and column."""
+        from .._ffi import ffi, lib
+        insts, opnds, funcs = program.insts, program.opnds, program.funcs
+        if not len(insts):
+            return
+        err = ffi.new("char[256]")
+        pc = lib.gs_ir_check(ffi.from_buffer("gs_ir_inst[]", insts), len(insts),
+                             ffi.from_buffer("gs_ir_opnd[]", opnds) if len(opnds) else ffi.NULL, len(opnds),
+                             ffi.from_buffer("gs_ir_func[]", funcs), len(funcs), err, 256)
+        if pc >= 0:
+            msg = ffi.string(err).decode(errors="replace")
+            line = int(insts[pc]["line"])
+            msg = msg.split(": ", 1)[1] if msg.startswith(f"line {line}: ") else msg
+            text = self.pc_text[pc] if pc < len(self.pc_text) else ""
+            raise PTXSemanticError(self.fn, line, self.pc_col[pc] if pc < len(self.pc_col) else 0,
+                                   f"{msg} (in `{text}`)" if text else msg)
+
     # ---------------------------------------------------------------- driver
     def run(self) -> Program:
         self.layout_module()
@@ -458,6 +514,9 @@ class Lowering(OperandsMixin, PassesMixin):
                 self.frame_base[f.name] = base
                 base = _align(base + self.finfo[f.name]["local_size"], 16)
         funcs_local = base
+        if funcs_local > limits.MAX_LOCAL_BYTES:
+            self.err(fs[0].line, fs[0].col, f"the module's local-memory frames take {funcs_local} bytes per "
+                                            f"thread; a thread may use at most {_bytes(limits.MAX_LOCAL_BYTES)}")
         has_funcs = any(f.kind == "func" for f in fs)
         # registers: entries from 0, .func bodies after the largest entry
         rmax = max([self.finfo[f.name]["nregs"] for f in fs if f.kind == "entry"] or [0])
@@ -504,6 +563,9 @@ class Lowering(OperandsMixin, PassesMixin):
                 off = _align(off, ext_al)
                 for name, _ in ext:
                     layout[name] = off
+            if off > limits.MAX_SHARED_BYTES:
+                self.err(f.line, f.col, f"{f.name} uses {off} bytes of static shared memory; the simulator "
+                                        f"accepts at most {_bytes(limits.MAX_SHARED_BYTES)}")
             inf["shared_off"] = layout
             inf["shared_bytes"] = off
         # emit
@@ -526,6 +588,7 @@ class Lowering(OperandsMixin, PassesMixin):
             row = self.insts[pc]
             self.insts[pc] = row[:14] + (self.entry_of[callee],) + row[15:]
         program = self._pack(infos)
+        self.check_ir(program)
         if self.schedule:
             ifconvert.convert(program, _succ_fn)
         # register pressure (hardware registers per thread, for occupancy) is measured in nvcc's order:
@@ -536,6 +599,13 @@ class Lowering(OperandsMixin, PassesMixin):
             schedule.reorder(program, _succ_fn)
         self.allocate_registers(program, fs)
         return program
+
+
+def _bytes(n: int) -> str:
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
 
 
 def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:

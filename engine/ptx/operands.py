@@ -9,7 +9,7 @@ import numpy as np
 
 from .._ffi import E
 from .decode import OP
-from .ir import FLOAT_T, OK, SP, SREGS, T, _Pending
+from .ir import FLOAT_T, OK, SP, SREGS, T, _Pending, f16_bits, f32_bits
 
 
 class OperandsMixin:
@@ -44,9 +44,9 @@ class OperandsMixin:
             if t == T["f64"]:
                 return struct.unpack("<q", struct.pack("<d", v))[0]
             if t in (T["f16"],):
-                return int(np.array(v, np.float16).view(np.uint16))
+                return f16_bits(v)
             if t in (T["f32"], T["tf32"], None) or t in FLOAT_T:
-                return struct.unpack("<I", struct.pack("<f", v))[0]
+                return f32_bits(v)
         return _s64(int(o.value))
 
     def _src_type(self, d):
@@ -106,7 +106,10 @@ class OperandsMixin:
         if o.kind in ("imm", "fimm", "fdec"):
             if is_dst:
                 self.err(p.line, p.col, "an immediate cannot be a destination")
-            add((OK["imm"], 0, 0, -1, self._imm_value(d, o, self._src_type(d))))
+            try:
+                add((OK["imm"], 0, 0, -1, self._imm_value(d, o, self._src_type(d))))
+            except ValueError as e:
+                self.err(p.line, p.col, f"immediate {e}")
             return
         if o.kind == "sink":
             add((OK["sink"], 0, 0, -1, 0))
@@ -132,7 +135,7 @@ class OperandsMixin:
     def _symbol_address(self, p, name, addend):
         """Address of a named variable as an immediate (mov r, sym / sym+off); None if unknown."""
         f, info, _, _ = self._cur
-        add = self.opnds.append
+        add = self._add_address
         v = self._lookup(p, name)
         if v is not None:
             k = v[0]
@@ -160,6 +163,11 @@ class OperandsMixin:
             return True
         return None
 
+    def _add_address(self, row):
+        """Append an address operand; its offset wraps to 64 bits as the hardware's address adder does
+        ([%rd1+0xffffffffffffffff] is %rd1 - 1; a symbol offset past 2^63 faults at run time)."""
+        self.opnds.append(row[:4] + (_s64(row[4]),))
+
     def _local_off(self, f, v):
         """Absolute local-memory offset of a ("local", frame offset, type) or ("local_abs", offset) entry."""
         return v[1] if v[0] == "local_abs" else self.frame_base[f.name] + v[1]
@@ -167,7 +175,7 @@ class OperandsMixin:
     def _mem_operand(self, p, d, o):
         """[reg+off] or [sym+off]: base register (or -1) and absolute offset; records the symbol's space."""
         f, info, reg_base, _ = self._cur
-        add = self.opnds.append
+        add = self._add_address
         off = int(o.value or 0)
         if o.name is None:
             add((OK["mem"], 0, 0, -1, off))

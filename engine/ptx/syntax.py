@@ -8,7 +8,8 @@ becomes `PTXSyntaxError` naming the file, line, column and the offending token.
 
 Why not a parser generator: Lark's LALR parser (used by the first version) spent ~40 us per token, so a
 50k-line Triton module took over 10 s; this parser does the same work at ~2 us per token. Nothing in it
-recurses on input nesting except initialiser lists, whose depth is bounded (MAX_INIT_DEPTH).
+recurses on input nesting except initialiser lists and operands, whose depths are bounded
+(MAX_INIT_DEPTH, MAX_OPERAND_DEPTH); counts that the IR stores in fixed-width fields are bounded too.
 """
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ from dataclasses import dataclass, field
 
 from .errors import PTXSyntaxError
 from .lexer import EOF, Lexer, int_value
+from .limits import MAX_ALIGN, MAX_REG_RANGE
 
 MAX_BLOCK_DEPTH = 1024     # nested { } inside a function body
 MAX_INIT_DEPTH = 16        # nested { } in an initialiser
+MAX_OPERAND_DEPTH = 2      # (args) may hold names; {vector} elements are plain operands
+MAX_OPERANDS = 255         # top-level operands of one instruction (gs_ir_inst.nopnd is 8 bits)
+MAX_VECTOR = 256           # elements of one {vector} operand (wgmma's largest fragment is 128)
+MAX_PERF_VALUE = (1 << 31) - 1   # .reqntid/.maxntid/.minnctapersm/... values
 
 
 # ---------------------------------------------------------------- syntax objects
@@ -302,9 +308,7 @@ class Parser:
             s = self.tok[1]
             if s == ".align":
                 self.advance()
-                align = self.int_tok("an alignment")
-                if align <= 0 or align & (align - 1):
-                    self.error(message=f".align {align} is not a power of two")
+                align = self.alignment()
             elif s in VECTORS:
                 vec = VECTORS[self.advance()[1]]
             elif s == ".ptr":
@@ -329,12 +333,25 @@ class Parser:
         line, col = self.line_col(first)
         return VarDecl(space, typ, items, align, vec, linkage, line, col)
 
+    def alignment(self) -> int:
+        t = self.tok
+        align = self.int_tok("an alignment")
+        if align <= 0 or align & (align - 1):
+            self.error(t, message=f".align {align} is not a power of two")
+        if align > MAX_ALIGN:
+            self.error(t, message=f".align {align} is larger than {MAX_ALIGN}")
+        return align
+
     def var_item(self):
         name = self.expect_kind("word", "a variable name")[1]
         dims, rng, init = [], None, None
         if self.at("<"):
             self.advance()
+            t = self.tok
             rng = self.int_tok("a register count")
+            if rng > MAX_REG_RANGE:
+                self.error(t, message=f"%{name.lstrip('%')}<{rng}> declares more than {MAX_REG_RANGE} registers "
+                                      f"in one declaration")
             self.expect(">")
         while self.at("["):
             self.advance()
@@ -404,6 +421,13 @@ class Parser:
             return Opnd("fdec", value=-float(t[1]) if neg else float(t[1]))
         self.error(expected=what)
 
+    def perf_value(self, directive: str) -> int:
+        t = self.tok
+        v = self.int_tok()
+        if v > MAX_PERF_VALUE:
+            self.error(t, message=f"{directive} value {v} is out of range (at most {MAX_PERF_VALUE})")
+        return v
+
     # ---- functions
     def function(self) -> Function:
         linkage = []
@@ -426,14 +450,16 @@ class Parser:
             s = self.tok[1]
             if s in PERF_LIST:
                 self.advance()
-                vals = [self.int_tok()]
+                vals = [self.perf_value(s)]
                 while self.at(","):
                     self.advance()
-                    vals.append(self.int_tok())
+                    if len(vals) >= 3:
+                        self.error(message=f"{s} takes at most 3 values")
+                    vals.append(self.perf_value(s))
                 perf[s[1:]] = vals
             elif s in PERF_ONE:
                 self.advance()
-                perf[s[1:]] = self.int_tok()
+                perf[s[1:]] = self.perf_value(s)
             elif s in PERF_FLAG:
                 self.advance()
                 perf[s[1:]] = True
@@ -470,7 +496,7 @@ class Parser:
             s = self.tok[1]
             if s == ".align":
                 self.advance()
-                align = self.int_tok("an alignment")
+                align = self.alignment()
             elif s == ".ptr":
                 self.advance()
                 if self.tok[1] in SPACES:
@@ -594,6 +620,8 @@ class Parser:
             ops.append(self.operand())
             while self.at(","):
                 self.advance()
+                if len(ops) >= MAX_OPERANDS:
+                    self.error(message=f"more than {MAX_OPERANDS} operands in one instruction")
                 ops.append(self.operand())
         if not self.at(";"):
             self.error(expected="',' or ';' after an operand" if ops else "an operand or ';'")
@@ -602,15 +630,31 @@ class Parser:
         del first
         return Instr(ot[1], ops, guard, neg, line, col)
 
-    def operand(self) -> Opnd:
-        a = self.atom()
+    def operand(self, depth: int = 0) -> Opnd:
+        a = self.atom(depth)
         if self.at("|"):
             self.advance()
-            b = self.atom()
+            b = self.atom(depth)
             return Opnd("pair", elems=[a, b])
         return a
 
-    def atom(self) -> Opnd:
+    def elements(self, close: str, what: str, depth: int) -> list:
+        """Operands up to `close` (after the opening bracket), at most MAX_VECTOR of them."""
+        if depth >= MAX_OPERAND_DEPTH:
+            self.error(message=f"operands nested deeper than {MAX_OPERAND_DEPTH} levels")
+        self.advance()
+        elems = []
+        if close == "}" or not self.at(close):
+            elems.append(self.operand(depth + 1))
+            while self.at(","):
+                self.advance()
+                if len(elems) >= MAX_VECTOR:
+                    self.error(message=f"more than {MAX_VECTOR} elements in one {what}")
+                elems.append(self.operand(depth + 1))
+        self.expect(close, f"',' or '{close}' in the {what}")
+        return elems
+
+    def atom(self, depth: int = 0) -> Opnd:
         t = self.tok
         k, s = t[0], t[1]
         if k == "word":
@@ -628,23 +672,9 @@ class Parser:
             if s == "[":
                 return self.address()
             if s == "{":
-                self.advance()
-                elems = [self.operand()]
-                while self.at(","):
-                    self.advance()
-                    elems.append(self.operand())
-                self.expect("}", "',' or '}' in the vector operand")
-                return Opnd("vec", elems=elems)
+                return Opnd("vec", elems=self.elements("}", "vector operand", depth))
             if s == "(":
-                self.advance()
-                elems = []
-                if not self.at(")"):
-                    elems.append(self.operand())
-                    while self.at(","):
-                        self.advance()
-                        elems.append(self.operand())
-                self.expect(")", "',' or ')' in the argument list")
-                return Opnd("args", elems=elems)
+                return Opnd("args", elems=self.elements(")", "argument list", depth))
             if s == "-":
                 return self.number("a number after '-'")
         if k in ("int", "fhex", "dhex", "float"):

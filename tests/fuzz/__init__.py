@@ -1,0 +1,1 @@
+"""Fuzzing of simtscope's front ends (see tests/fuzz/README.md and docs/reliability.md)."""

@@ -1,0 +1,120 @@
+"""What each fuzz case runs, inside the sandbox's child process. Every target takes one input (text or
+bytes) and either returns a short summary or raises; the sandbox classifies the outcome."""
+from __future__ import annotations
+
+import numpy as np
+
+# caps that keep a legitimately long kernel from looking like a hang
+MAX_WARP_INSTS = 200_000
+MAX_CYCLES = 50_000
+
+
+def _args(dev, kernel):
+    out = []
+    for p in kernel.params:
+        if p.size == 8:
+            out.append(dev.malloc(4096))
+        elif p.size > 8:
+            out.append(bytes(p.size))
+        else:
+            out.append(0)
+    return out
+
+
+def ptx(text: str, filename: str = "fuzz.ptx", timing: bool = True) -> str:
+    """Load PTX, then launch every kernel in the functional core (1 and 2 CTAs of 64 and 1024 threads)
+    and in the timing model (1 CTA of 64 threads). Kernel faults are fine; they are caught per launch."""
+    from engine import errors
+    from engine.device import Device
+    dev = Device()
+    mod = dev.load_ptx(text, filename)
+    done = []
+    for name in mod.kernels[:4]:
+        k = mod.kernel(name)
+        args = _args(dev, k)
+        for grid, block in ((1, 64), (2, 1024)):
+            try:
+                dev.launch(k, grid, block, args, max_warp_insts=MAX_WARP_INSTS)
+                done.append(f"{name}:{grid}x{block}:ok")
+            except errors.KernelFault as e:
+                done.append(f"{name}:{grid}x{block}:{type(e).__name__}")
+            except errors.LaunchError as e:
+                done.append(f"{name}:{grid}x{block}:LaunchError")
+        if timing:
+            from engine.timing import TimingSim
+            sim = TimingSim("h200", device=dev)
+            try:
+                sim.launch(k, 1, 64, args, max_cycles=MAX_CYCLES, max_warp_insts=MAX_WARP_INSTS)
+                done.append(f"{name}:timing:ok")
+            except (errors.KernelFault, errors.LaunchError) as e:
+                done.append(f"{name}:timing:{type(e).__name__}")
+    return " ".join(done)
+
+
+def ptx_bytes(data: bytes) -> str:
+    """The same from raw bytes (as an upload would arrive): not UTF-8 is a PTXSyntaxError."""
+    return ptx(data, "fuzz.ptx")
+
+
+def launch_call(spec: dict) -> str:
+    """A Device.launch / TimingSim call with fuzzed arguments on a small valid kernel."""
+    from engine.device import Device
+    dev = Device()
+    mod = dev.load_ptx(_LAUNCH_PTX, "launch.ptx")
+    k = mod.kernel("k")
+    buf = dev.malloc(1 << 16)
+    args = spec.get("args", [buf, 16])
+    if spec.get("timing"):
+        from engine.timing import TimingSim
+        sim = TimingSim("h200", device=dev, record_sms=spec.get("record_sms"))
+        sim.launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
+                   max_cycles=spec.get("max_cycles", 100_000), max_warp_insts=spec.get("max_warp_insts", 0),
+                   chunk_cycles=spec.get("chunk_cycles", 4096))
+    else:
+        dev.launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
+                   max_warp_insts=spec.get("max_warp_insts", 100_000), chunk=spec.get("chunk", 5_000_000))
+    return "ok"
+
+
+_LAUNCH_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+DONE:
+    ret;
+}
+"""
+
+
+def run_file(data: bytes) -> str:
+    """Import a run file (webapp.store) from bytes: anything but a clean StoreError-like refusal is a finding."""
+    import tempfile
+    from pathlib import Path
+    from webapp.store import RunReader
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "run.simtrun"
+        p.write_bytes(data)
+        r = RunReader(p)
+        try:
+            meta = r.meta
+            return f"ok {sorted(meta)[:5]}"
+        finally:
+            close = getattr(r, "close", None)
+            if close:
+                close()
+
+
+_ = np
