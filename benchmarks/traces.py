@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 from tests import trace_gen as tg  # noqa: E402
 
 
-def block(bid: int) -> str:
-    """One thread block of 8 warps, ~60 instructions per warp."""
+def block(bid: int, fma: int = 6) -> str:
+    """One thread block of 8 warps: 6 rounds of (global load, `fma` dependent FFMAs, shared load, add)."""
     s = f"#BEGIN_TB\n\nthread block = {bid},0,0\n\n"
     base = 0x7f0000000000 + bid * 256 * 4 * 8
     for w in range(8):
@@ -37,21 +37,23 @@ def block(bid: int) -> str:
         a = base + w * 128
         lines.append(tg.inst_line(0x08, 0xffffffff, "S2R", ("R0",), ()))
         lines.append(tg.inst_line(0x10, 0xffffffff, "XMAD", ("R1",), ("R0", "R255")))
+        step = 8 * (fma + 4)
         for k in range(6):
-            pc = 0x20 + k * 0x50
+            pc = 0x20 + k * step
             lines.append(f"{pc:04x} ffffffff 1 R4 LDG.E 1 R1 4 1 0x{a + k * 4096:x} 4 \n")
-            for j in range(6):
-                lines.append(tg.inst_line(pc + 8 + j * 8, 0xffffffff, "FFMA", ("R5",), ("R4", "R5", "R6")))
-            lines.append(f"{pc + 0x38:04x} ffffffff 1 R7 LDS 1 R0 4 1 0x{w * 128:x} 4 \n")
-            lines.append(tg.inst_line(pc + 0x40, 0xffffffff, "IADD", ("R1",), ("R1",)))
-        lines.append(f"0200 ffffffff 0 STG.E 2 R1 R5 4 1 0x{a + 0x100000:x} 4 \n")
-        lines.append(tg.inst_line(0x208, 0xffffffff, "BAR.SYNC"))
-        lines.append(tg.inst_line(0x210, 0xffffffff, "EXIT"))
+            for j in range(fma):
+                lines.append(tg.inst_line(pc + 8 + j * 8, 0xffffffff, "FFMA", (f"R{5 + j % 4}",), ("R4", f"R{5 + j % 4}", "R9")))
+            lines.append(f"{pc + 8 * (fma + 1):04x} ffffffff 1 R10 LDS 1 R0 4 1 0x{w * 128:x} 4 \n")
+            lines.append(tg.inst_line(pc + 8 * (fma + 2), 0xffffffff, "IADD", ("R1",), ("R1", "R10")))
+        end = 0x20 + 6 * step
+        lines.append(f"{end:04x} ffffffff 0 STG.E 2 R1 R5 4 1 0x{a + 0x100000:x} 4 \n")
+        lines.append(tg.inst_line(end + 8, 0xffffffff, "BAR.SYNC"))
+        lines.append(tg.inst_line(end + 16, 0xffffffff, "EXIT"))
         s += f"warp = {w}\ninsts = {len(lines)}\n" + "".join(lines) + "\n"
     return s + "#END_TB\n\n"
 
 
-def write_trace(d: Path, nblocks: int, compress: bool) -> tuple[int, int]:
+def write_trace(d: Path, nblocks: int, compress: bool, fma: int = 6) -> tuple[int, int]:
     """A trace directory of nblocks blocks; returns (uncompressed bytes, warp instructions)."""
     d.mkdir(parents=True, exist_ok=True)
     hdr = tg.header(grid=(nblocks, 1, 1), block=(256, 1, 1), nregs=16)
@@ -62,10 +64,10 @@ def write_trace(d: Path, nblocks: int, compress: bool) -> tuple[int, int]:
         out.write(hdr.encode())
         total += len(hdr)
         for b in range(nblocks):
-            t = block(b).encode()
+            t = block(b, fma).encode()
             out.write(t)
             total += len(t)
-            insts += 8 * 41
+            insts += t.count(b"\n0") + t.count(b"\n1") + t.count(b"\n2") + t.count(b"\n3")
         if compress:
             out.flush(zstandard.FLUSH_FRAME)
     (d / "kernelslist.g").write_text("kernel-1.traceg\n")
@@ -91,26 +93,29 @@ def main() -> None:
     from engine.traces import KernelTrace
     from engine.traces.run import run_trace
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
-        d = Path(tmp) / "speed"
-        size, insts = write_trace(d, a.blocks, compress=False)
-        t0 = time.perf_counter()
-        with KernelTrace(d / "kernel-1.traceg") as k:
-            nb, ni = k.count()
-        t_read = time.perf_counter() - t0
-        r = run_trace(d, "gtx1080")
-        print(f"synthetic trace: {a.blocks} blocks x 8 warps, {insts:,} warp insts, {size / 2**20:.0f} MiB")
-        print(f"{'what':34s} {'wall s':>8s} {'M warp insts/s':>15s}")
-        print(f"{'reader alone (baseline)':34s} {t_read:8.2f} {ni / t_read / 1e6:15.2f}")
-        print(f"{'trace-driven timing (parse+sim)':34s} {r.wall_s:8.2f} {r.warp_insts / r.wall_s / 1e6:15.2f}")
-        print(f"ratio timing / reader: {t_read / r.wall_s:.2f}   goal 2 M/s: "
-              f"{'met' if r.warp_insts / r.wall_s >= 2e6 else 'NOT met'}   ({r.sim_cycles:,} simulated cycles)")
-        nbig = int(a.gib * 2**30 / (size / a.blocks)) + 1
+        print(f"{'trace (8 warps per block)':44s} {'warp insts':>10s} {'reader M/s':>10s} {'timing M/s':>10s} {'timing/reader':>13s}")
+        for fma in (6, 24):
+            d = Path(tmp) / f"speed{fma}"
+            size, insts = write_trace(d, a.blocks, compress=False, fma=fma)
+            t0 = time.process_time()
+            with KernelTrace(d / "kernel-1.traceg") as k:
+                nb, ni = k.count()
+            t_read = time.process_time() - t0
+            t0 = time.process_time()
+            r = run_trace(d, "gtx1080")
+            t_run = time.process_time() - t0
+            what = f"{a.blocks} blocks, {fma} FFMA per load ({size / 2**20:.0f} MiB)"
+            print(f"{what:44s} {r.warp_insts:10,d} {ni / t_read / 1e6:10.2f} {r.warp_insts / t_run / 1e6:10.2f} "
+                  f"{t_read / t_run:13.2f}   goal 2 M/s {'met' if r.warp_insts / t_run >= 2e6 else 'NOT met'}")
+        size, _ = write_trace(Path(tmp) / "probe", 10, compress=False)
+        nbig = int(a.gib * 2**30 / (size / 10)) + 1
         big = Path(tmp) / "big"
         bsize, binsts = write_trace(big, nbig, compress=True)
         comp = (big / "kernel-1.traceg.zst").stat().st_size
         out = subprocess.run([sys.executable, __file__, "--child", str(big)], capture_output=True, text=True,
                              check=True, cwd=ROOT).stdout.split()
         wi, cyc, wall, peak = int(out[0]), int(out[1]), float(out[2]), float(out[3])
+        print(f"(CPU seconds of this process; {r.sim_cycles:,} simulated cycles in the last)")
         print(f"\nmemory: trace of {bsize / 2**30:.2f} GiB uncompressed ({comp / 2**20:.0f} MiB .zst), "
               f"{wi:,} warp insts, {cyc:,} cycles in {wall:.1f} s: peak RSS {peak:.0f} MiB")
 

@@ -686,7 +686,7 @@ gs_trace *gs_trace_open(int fd, const char *name, char *err, uint32_t errlen) {
     t->func.entry_pc = 0;
     t->func.end_pc = 0;
     t->func.shared_bytes = h->shmem;
-    t->func.nregs = GS_TR_RSLOTS + GS_TR_URSLOTS;
+    t->func.nregs = 1;                                  /* no register values: trace_src.c sizes the scoreboard */
     t->func.npreds = GS_TR_PREDS;
     t->func.regs_per_thread = h->nregs ? h->nregs : 1;
     t->func.is_entry = 1;

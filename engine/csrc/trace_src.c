@@ -143,6 +143,19 @@ int gs_tsim_launch_trace(gs_tsim *ts, gs_device *dev, gs_trace *t, const gs_reco
     uint8_t noparams = 0;
     int r = gs_tsim_launch(ts, dev, &t->prog, &d, &noparams, 0, rec, fault);
     if (r == GS_FAULTED) return r;
+    /* the scoreboard covers R0..R255 and UR0..UR63, although warps hold no register values (the CTA's
+     * register files are one slot: nothing executes, and clearing 320 slots per warp per CTA cost 10 %) */
+    uint32_t nslots = GS_TR_RSLOTS + GS_TR_URSLOTS;
+    for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++)
+        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++) {
+            gs_tw *tw = &ts->sms[s].tw[w];
+            uint64_t *rr = realloc(tw->reg_ready, nslots * sizeof *rr);
+            if (rr) tw->reg_ready = rr;
+            uint8_t *rk = realloc(tw->reg_kind, nslots);
+            if (rk) tw->reg_kind = rk;
+            if (!rr || !rk) { snprintf(fault->message, sizeof fault->message, "out of memory"); fault->kind = GS_FAULT_INVALID; return GS_FAULTED; }
+        }
+    ts->nslots = nslots;
     size_t nb = (size_t)ts->cfg.gpu_num_sms * ts->cfg.sm_max_ctas;
     if (src->blocks && src->nblocks != nb) {
         for (uint32_t i = 0; i < src->nblocks; i++) gs_trblock_free(&src->blocks[i]);

@@ -1,0 +1,37 @@
+"""A trace-driven run (an Accel-Sim trace recorded with full detail) opens in the explorer like a PTX run:
+timeline, and the source tab showing the kernel's SASS with PCs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from engine.traces.run import run_trace
+from tests.e2e.conftest import open_view
+from webapp.store import RunReader
+from webapp.store.writer import RunWriter
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "traces"
+
+
+def test_trace_run_opens_in_the_explorer(page, server, tmp_path, shot):
+    path = tmp_path / "matrixmul.simtrun"
+    w = RunWriter(path)
+    r = run_trace(FIX / "matrixmul-32-32", "gtx1080", sink=w, record="full")
+    assert r.warp_insts == 4416
+    rd = RunReader(path)
+    kern = rd.rec["kernels"][0]
+    assert kern["filename"] == "kernel-1.traceg.xz" and len(kern["pc_text"]) == 138
+    with open(path, "rb") as f:
+        resp = server.post("/api/runs/import", files={"run": f}, data={"name": "matrixmul trace"})
+    assert resp.status_code == 201, resp.text
+    run_id = resp.json()["id"]
+    open_view(page, server, run_id, sm=0, tab="ptx")
+    # the source view lists the SASS by PC; the shared store of the inner loop is there with its PC
+    sts = [i for i, t in enumerate(kern["pc_text"]) if t.startswith("STS")]
+    line = kern["pc_line"][sts[0]]
+    row = page.locator(f"table.ptx tr[data-line='{line}']")
+    expect(row).to_contain_text("STS")
+    expect(row).to_contain_text("/*0248*/")
+    expect(page.locator("table.ptx")).to_contain_text("LDG.E")
+    shot(page, "trace-run")
