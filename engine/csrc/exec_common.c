@@ -30,10 +30,10 @@ int gs_fault_set(gs_ctx *c, gs_warp *w, const gs_xinst *x, int kind, int lane, u
 static const char *const TYPE_NAMES[GS_T__COUNT] = {
     "none", "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
     "s8", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64",
-    "e4m3", "e5m2", "e4m3x2", "e5m2x2", "u4", "s4", "b1"};
+    "e4m3", "e5m2", "e4m3x2", "e5m2x2", "u4", "s4", "b1", "u16x2", "s16x2"};
 static const uint8_t TYPE_BITS[GS_T__COUNT] = {
     0, 1, 8, 16, 32, 64, 128, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 16, 32, 32, 32, 64,
-    8, 8, 16, 16, 4, 4, 1};
+    8, 8, 16, 16, 4, 4, 1, 32, 32};
 
 const char *gs_type_name(int t) { return (t >= 0 && t < GS_T__COUNT) ? TYPE_NAMES[t] : "?"; }
 int gs_type_bits(int t) { return (t >= 0 && t < GS_T__COUNT) ? TYPE_BITS[t] : 0; }

@@ -390,8 +390,13 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
             if (!(irnd || rnd == GS_RND_NONE)) return NULL;
         } else if (widen) {
             if (rnd != GS_RND_NONE && !irnd) return NULL;
-        } else if (!frnd && !(dt == GS_T_TF32 && rnd == GS_RND_RNA)) {
-            return NULL;                                  /* narrowing needs a rounding */
+        } else if (!frnd && !(dt == GS_T_TF32 && rnd == GS_RND_RNA) &&
+                   !(rnd == GS_RND_NONE && (dt == GS_T_F16 || dt == GS_T_BF16) &&
+                     (st == GS_T_F16 || st == GS_T_BF16))) {
+            /* narrowing needs a rounding, except between f16 and bf16: ptxas accepts cvt.f16.bf16 and
+             * cvt.bf16.f16 without one and emits the same code as for .rn (identical cubins), so
+             * cvt_ff's default RN is that form's meaning */
+            return NULL;
         }
         if (st == GS_T_TF32 && dt != GS_T_TF32 && dt != GS_T_F32) return NULL;
         if (dt == GS_T_TF32 && st == GS_T_F32 && rnd == GS_RND_RNA && !(f & ~GS_F_RELU)) return h_cvt_tf32_rna;

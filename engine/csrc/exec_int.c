@@ -302,7 +302,7 @@ gs_handler gs_bind_int(const gs_xinst *x) {
     case GS_OP_ABS: return sgn ? h_abs[k] : NULL;
     case GS_OP_NEG: return sgn ? h_neg[k] : NULL;
     case GS_OP_MIN: case GS_OP_MAX:
-        if (is_b) return NULL;
+        if (is_b || x->ir->nopnd != 3) return NULL;       /* no three-source integer min/max */
         if (f & GS_F_RELU) return s32 ? (x->op == GS_OP_MIN ? h_min_relu_s32 : h_max_relu_s32) : NULL;
         return x->op == GS_OP_MIN ? h_min[k] : h_max[k];
     case GS_OP_DP4A:

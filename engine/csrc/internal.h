@@ -260,6 +260,7 @@ int gs_cta_check_deadlock(gs_ctx *c, gs_cta *cta);
 gs_handler gs_bind_int(const gs_xinst *x);
 gs_handler gs_bind_bits(const gs_xinst *x);
 gs_handler gs_bind_half(const gs_xinst *x);
+gs_handler gs_bind_simd(const gs_xinst *x);
 gs_handler gs_bind_sfu(const gs_xinst *x);
 gs_handler gs_bind_float(const gs_xinst *x);
 gs_handler gs_bind_cmp(const gs_xinst *x);

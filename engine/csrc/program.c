@@ -31,8 +31,8 @@ const char *gs_op_name(int op) { return (op >= 0 && op < GS_OP__COUNT) ? OP_NAME
 static gs_handler bind(const gs_xinst *x) {
     static gs_handler (*const binders[])(const gs_xinst *) = {
         gs_bind_ctrl, gs_bind_move, gs_bind_int, gs_bind_bits, gs_bind_float, gs_bind_half,
-        gs_bind_sfu, gs_bind_cmp, gs_bind_cvt, gs_bind_mem, gs_bind_atomic, gs_bind_warp, gs_bind_wmma,
-        gs_bind_mma, gs_bind_ldmatrix, gs_bind_wgmma, gs_bind_async};
+        gs_bind_simd, gs_bind_sfu, gs_bind_cmp, gs_bind_cvt, gs_bind_mem, gs_bind_atomic, gs_bind_warp,
+        gs_bind_wmma, gs_bind_mma, gs_bind_ldmatrix, gs_bind_wgmma, gs_bind_async};
     if (x->flags & GS_F_UNSUPPORTED) return NULL;
     for (size_t i = 0; i < sizeof binders / sizeof *binders; i++) {
         gs_handler h = binders[i](x);

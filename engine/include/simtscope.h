@@ -58,6 +58,7 @@ enum gs_type {
     GS_T_S8, GS_T_S16, GS_T_S32, GS_T_S64,
     GS_T_F16, GS_T_F16X2, GS_T_BF16, GS_T_BF16X2, GS_T_TF32, GS_T_F32, GS_T_F64,
     GS_T_E4M3, GS_T_E5M2, GS_T_E4M3X2, GS_T_E5M2X2, GS_T_U4, GS_T_S4, GS_T_B1,
+    GS_T_U16X2, GS_T_S16X2,    /* packed 16-bit integer SIMD (add, min, max; exec_simd.c) */
     GS_T__COUNT
 };
 

@@ -26,7 +26,7 @@ FLOAT_TYPES = {"f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "tf32"}
 INT_TYPES = {"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"}
 TYPE_BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16,
              "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32, "tf32": 32,
-             "b64": 64, "u64": 64, "s64": 64, "f64": 64}
+             "b64": 64, "u64": 64, "s64": 64, "f64": 64, "u16x2": 32, "s16x2": 32}
 # instructions whose every operand has the instruction's type (mul/mad .wide: see below)
 TYPED_ALL = {"add", "sub", "min", "max", "and", "or", "xor", "not", "neg", "abs", "div", "rem", "mul", "mad",
              "fma"}
@@ -64,6 +64,6 @@ def check_types(base: str, mods: list[str], type_name: str | None, operands, des
                     f"operand there")
         if type_name in FLOAT_TYPES and dtype in INT_TYPES:
             return f"operand {o.name} is a .{dtype} register; {base}.{type_name} needs a float or bit-size register"
-        if type_name in INT_TYPES and dtype in FLOAT_TYPES:
+        if (type_name in INT_TYPES or type_name in ("u16x2", "s16x2")) and dtype in FLOAT_TYPES:
             return f"operand {o.name} is a .{dtype} register; {base}.{type_name} needs an integer or bit-size register"
     return None

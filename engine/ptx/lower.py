@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from .._ffi import E
 from . import ifconvert, schedule
-from .decode import OP, DecodeError, decode
+from .decode import OP, DecodeError, NotImplementedForm, decode
 from .errors import PTXSemanticError
-from .checks import check_arity, check_types
+from .checks import TYPE_BITS as CHECKED_TYPE_BITS, check_arity, check_types
 from . import limits
 from .ir import (NO_DST, PTX_OPCODES, TYPE_BITS, FuncInfo, GlobalVar, KernelParam, Program, _align,
                  _flatten_init, _pack_value, _Pending, _Scope, _type_bytes, _var_size)
@@ -407,7 +407,8 @@ class Lowering(OperandsMixin, PassesMixin):
         try:
             d = decode(p.opcode)
         except DecodeError as e:
-            if p.opcode.split(".")[0] in PTX_OPCODES and "unknown instruction" in str(e):
+            if isinstance(e, NotImplementedForm) or (p.opcode.split(".")[0] in PTX_OPCODES and
+                                                      "unknown instruction" in str(e)):
                 # real PTX the engine does not implement: refused by name at load (UnsupportedInstruction)
                 self.insts.append((OP["nop"], 0, 0, 0, 0, 0, 0, E.flag["unsupported"], -1, len(self.opnds),
                                    0, 0, 0, 0, -1, -1, 0, p.line))
@@ -418,7 +419,7 @@ class Lowering(OperandsMixin, PassesMixin):
             msg = check_arity(d.name, mods, len(p.instr.operands))
             if msg is None and d.types:
                 tname = p.opcode.split(".")
-                tname = next((m for m in mods if m in TYPE_BITS and m != "pred"), None)
+                tname = next((m for m in mods if m in CHECKED_TYPE_BITS), None)
                 msg = check_types(d.name, mods, tname, p.instr.operands, lambda n: self._describe(p, n))
             if msg:
                 self.err(p.line, p.col, msg)
@@ -451,8 +452,9 @@ class Lowering(OperandsMixin, PassesMixin):
                 ndst = 0
             if d.op == OP["atom"] and ops and ops[0].kind == "mem":
                 self.err(p.line, p.col, "atom needs a destination register (use red for no result)")
+            ndst_written = ndst            # destinations as written: a pair d|p is one (two IR operands)
             for i, o in enumerate(ops):
-                is_dst = i < ndst
+                is_dst = i < ndst_written
                 if o.kind == "pair":
                     for e in o.elems:
                         self._operand(p, d, e, is_dst)
