@@ -474,29 +474,52 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     int64_t v;
     uint64_t pc, mask;
     parsed q;
+    memset(&q, 0, sizeof q);
     if (t->hdr.lineinfo && get_dec(t, &c, &v, 0, INT64_MAX, "line number")) return -1;
     if (get_hex(t, &c, &pc, 16, "PC")) return -1;
     if (get_hex(t, &c, &mask, 8, "active mask")) return -1;
-    if (get_dec(t, &c, &v, 0, 8, "destination count")) return -1;
-    q.ndst = (uint32_t)v;
     const char *tk;
     size_t tn;
-    for (uint32_t k = 0; k < q.ndst; k++) {
-        if (!token(&c, &tk, &tn)) return fail(t, "missing destination register %u of %u", k + 1, q.ndst);
-        if (reg_slot(t, tk, tn, &q.dst[k])) return -1;
-    }
-    if (!token(&c, &q.op, &q.opn)) return fail(t, "missing opcode");
-    if (q.op[0] < 'A' || q.op[0] > 'Z') return fail(t, "bad opcode '%.*s'", (int)(q.opn > 40 ? 40 : q.opn), q.op);
-    if (get_dec(t, &c, &v, 0, 8, "source count")) return -1;
-    q.nsrc = (uint32_t)v;
-    for (uint32_t k = 0; k < q.nsrc; k++) {
-        if (!token(&c, &tk, &tn)) return fail(t, "missing source register %u of %u", k + 1, q.nsrc);
-        if (reg_slot(t, tk, tn, &q.src[k])) return -1;
-    }
-    if (get_dec(t, &c, &v, 0, 1024, "memory width")) return -1;
-    q.width = (uint32_t)v;
     uint32_t idx = 0;
-    if (lookup_pc(t, pc, &q, &idx)) return -1;
+    uint64_t key = pc >> t->pc_shift;
+    int32_t known = pc < MAX_PC && key < t->pcmap_len ? t->pcmap[key] : 0;
+    if (known > 0 && t->pcs[known - 1].pc == pc) {
+        /* a PC seen before: its registers were checked then; count the tokens and check the opcode */
+        const char *txt = t->pcs[known - 1].text;
+        if (get_dec(t, &c, &v, 0, 8, "destination count")) return -1;
+        for (int64_t k = 0; k < v; k++)
+            if (!token(&c, &tk, &tn)) return fail(t, "missing destination register %lld of %lld", (long long)k + 1, (long long)v);
+        if (!token(&c, &q.op, &q.opn)) return fail(t, "missing opcode");
+        size_t k = 0;
+        while (txt[k] && txt[k] != ' ') k++;
+        if (k != q.opn || memcmp(txt, q.op, k) != 0)
+            return fail(t, "PC 0x%llx is '%.*s' here but was '%.*s' earlier", (unsigned long long)pc,
+                        (int)(q.opn > 40 ? 40 : q.opn), q.op, (int)(k > 40 ? 40 : k), txt);
+        if (get_dec(t, &c, &v, 0, 8, "source count")) return -1;
+        for (int64_t j = 0; j < v; j++)
+            if (!token(&c, &tk, &tn)) return fail(t, "missing source register %lld of %lld", (long long)j + 1, (long long)v);
+        if (get_dec(t, &c, &v, 0, 1024, "memory width")) return -1;
+        q.width = (uint32_t)v;
+        idx = (uint32_t)known - 1;
+    } else {
+        if (get_dec(t, &c, &v, 0, 8, "destination count")) return -1;
+        q.ndst = (uint32_t)v;
+        for (uint32_t k = 0; k < q.ndst; k++) {
+            if (!token(&c, &tk, &tn)) return fail(t, "missing destination register %u of %u", k + 1, q.ndst);
+            if (reg_slot(t, tk, tn, &q.dst[k])) return -1;
+        }
+        if (!token(&c, &q.op, &q.opn)) return fail(t, "missing opcode");
+        if (q.op[0] < 'A' || q.op[0] > 'Z') return fail(t, "bad opcode '%.*s'", (int)(q.opn > 40 ? 40 : q.opn), q.op);
+        if (get_dec(t, &c, &v, 0, 8, "source count")) return -1;
+        q.nsrc = (uint32_t)v;
+        for (uint32_t k = 0; k < q.nsrc; k++) {
+            if (!token(&c, &tk, &tn)) return fail(t, "missing source register %u of %u", k + 1, q.nsrc);
+            if (reg_slot(t, tk, tn, &q.src[k])) return -1;
+        }
+        if (get_dec(t, &c, &v, 0, 1024, "memory width")) return -1;
+        q.width = (uint32_t)v;
+        if (lookup_pc(t, pc, &q, &idx)) return -1;
+    }
     if (grow((void **)&b->recs, &b->cap_recs, b->nrecs + 1, sizeof *b->recs)) return fail(t, "out of memory");
     gs_trrec *r = &b->recs[b->nrecs];
     r->idx = idx;
