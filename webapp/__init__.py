@@ -59,9 +59,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["BUNDLE_DIRS"] = default_dirs()
 
     from . import api, services, stream, views
+    from .sweep import views as sweep_views
     services.init_app(app)
     app.register_blueprint(views.bp)
     api.register(app)
+    sweep_views.register(app)
     stream.register(socketio)
     socketio.init_app(app, async_mode="threading", max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"])
     return app

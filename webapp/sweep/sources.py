@@ -1,0 +1,166 @@
+"""Workload sources of a sweep. Each source is two small functions:
+
+    describe (driver side): arguments -> [Workload], with a payload that carries the workload (its bytes,
+                            or for a bundle folder its path) and a digest of the bytes that matter
+    run (worker side):      (payload, sim, new_sink, scratch) -> Outcome; new_sink(suffix) gives a run-file
+                            writer for each kernel it simulates (one for a case, one per launch of a bundle)
+
+Sources: validation cases (a cases.json and its PTX) and gpu-workload/1 bundles (engine/workload).
+Accel-Sim trace directories (engine/traces) are added once that module is on main; until then asking
+for them is a SweepError that says so.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.cases import Case, load_suite
+
+from .spec import SweepError, Workload
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little"))
+        h.update(p)
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------ validation cases
+def case_workloads(cases_file: str | Path | None, only: str | None = None) -> list[Workload]:
+    """The cases of a cases.json (all, or those named by --only: comma-separated names, * wildcards)."""
+    try:
+        suite = load_suite(cases_file)
+    except (OSError, ValueError) as e:
+        raise SweepError(f"--cases {cases_file}: {e}") from None
+    cases = suite.cases
+    if only:
+        pats = [p.strip() for p in only.split(",") if p.strip()]
+        for p in pats:
+            rx = re.compile(re.escape(p).replace(r"\*", ".*"))
+            if not any(rx.fullmatch(c.name) for c in cases):
+                raise SweepError(f"--only {p!r}: no case of {suite.path} matches")
+        cases = [c for c in cases if any(re.fullmatch(re.escape(p).replace(r"\*", ".*"), c.name) for p in pats)]
+    out = []
+    for c in cases:
+        try:
+            ptx = c.ptx_path.read_bytes()
+        except OSError as e:
+            raise SweepError(f"case {c.name}: cannot read its PTX: {e}") from None
+        entry = json.dumps({k: v for k, v in c.data.items() if k != "ptx"}, sort_keys=True).encode()
+        out.append(Workload(id=f"case:{c.name}", name=c.name, kind="case", digest=_digest(b"case", entry, ptx),
+                            payload={"case": c.data, "ptx": ptx.decode()}))
+    return out
+
+
+@dataclass
+class Outcome:
+    """What a source's run function returns: the point's statistics (GPGPU-Sim names, summed over
+    launches for a bundle) or the fault that stopped it, and whether the outputs matched."""
+    stats: dict | None
+    fault: str | None = None
+    passed: bool | None = None
+
+
+def run_case(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+    from webapp.store import runfile
+    data = dict(payload["case"])
+    ptx = scratch / "kernel.ptx"
+    ptx.write_text(payload["ptx"])
+    data["ptx"] = ptx.name
+    sink = new_sink()
+    res = sim.run_case(Case(data, scratch), sink=sink)
+    con = runfile.connect(sink.path)
+    try:
+        runfile.set_meta(con, check={"passed": res.passed, "errors": {k: float(v) for k, v in (res.errors or {}).items()},
+                                     "fault": res.fault})
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")     # the file's bytes are the whole run
+    finally:
+        con.close()
+    return Outcome(res.timing.stats if res.timing is not None else None, res.fault, res.passed)
+
+
+# ------------------------------------------------------------------ gpu-workload/1 bundles
+def bundle_workloads(paths: list[str]) -> list[Workload]:
+    """Bundles named (folders or archives, or folders of them). An archive travels with the task as bytes
+    (the examples are a few hundred kB); a folder travels as its path, which every worker must read
+    (a shared filesystem: docs/scaling.md)."""
+    try:
+        from engine.workload.bundle import BundleError, open_bundle
+        from engine.workload.commands import find_bundles
+    except ImportError:
+        raise SweepError("--workload: gpu-workload/1 bundles are not available in this build") from None
+    out = []
+    try:
+        found = find_bundles(paths)
+    except BundleError as e:
+        raise SweepError(f"--workload: {e}") from None
+    for p in found:
+        try:
+            with open_bundle(p) as b:
+                name, n = b.name, len(b.launches)
+        except BundleError as e:
+            raise SweepError(f"--workload: {e}") from None
+        if p.is_dir():
+            files = sorted(q for q in p.rglob("*") if q.is_file())
+            digest = _digest(b"bundle", *(part for q in files for part in
+                                          (str(q.relative_to(p)).encode(), q.read_bytes())))
+            payload = {"path": str(p.resolve()), "launches": n}
+        else:
+            blob = p.read_bytes()
+            digest = _digest(b"bundle", blob)
+            payload = {"archive": blob, "suffix": "".join(p.suffixes[-2:]), "launches": n}
+        out.append(Workload(id=f"bundle:{name}", name=name, kind="bundle", digest=digest, payload=payload))
+    return out
+
+
+def aggregate(stats: list[dict], clock_mhz: float) -> dict:
+    """One launch's statistics from several launches run one after another (each with cold caches, as
+    `simtscope run --workload` times them): counts add up, rates are recomputed from the sums."""
+    s = lambda k: sum(int(x[k]) for x in stats)                  # noqa: E731
+    cyc = s("gpu_sim_cycle")
+    out = {"gpu_sim_cycle": cyc, "gpu_sim_insn": s("gpu_sim_insn"), "warp_insts": s("warp_insts"),
+           "gpu_tot_sim_time_us": cyc / clock_mhz, "dram_read_bytes": s("dram_read_bytes"),
+           "dram_write_bytes": s("dram_write_bytes")}
+    out["gpu_ipc"] = out["gpu_sim_insn"] / cyc if cyc else 0.0
+    out["warp_ipc"] = out["warp_insts"] / cyc if cyc else 0.0
+    l1 = s("L1D_total_hits") + s("L1D_total_misses")
+    out["L1D_hit_rate"] = s("L1D_total_hits") / l1 if l1 else 0.0
+    l2 = s("L2_total_accesses")
+    out["L2_hit_rate"] = s("L2_total_hits") / l2 if l2 else 0.0
+    out["gpu_occupancy"] = (sum(x["gpu_occupancy"] * x["gpu_sim_cycle"] for x in stats) / cyc) if cyc else 0.0
+    out["stall_cycles"] = {k: sum(int(x["stall_cycles"].get(k, 0)) for x in stats) for k in stats[0]["stall_cycles"]}
+    return out
+
+
+def run_bundle(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+    from engine.workload.bundle import open_bundle
+    from engine.workload.replay import run_workload
+    if "archive" in payload:
+        src = scratch / ("bundle" + payload["suffix"])
+        src.write_bytes(payload["archive"])
+    else:
+        src = Path(payload["path"])
+    with open_bundle(src) as b:
+        res = run_workload(b, sim=sim, sink_for=lambda r: new_sink(f"launch {r.launch.index} {r.launch.label}"))
+    bad = [r.error for r in res.launches if r.error]
+    timed = [r.stats for r in res.launches if r.stats]
+    if bad:
+        return Outcome(None, "; ".join(bad)[:2000], False)
+    return Outcome(aggregate(timed, sim.config["gpu.sm_clock_mhz"]) if timed else None, None, res.outputs_pass)
+
+
+# ------------------------------------------------------------------ Accel-Sim traces (not yet on main)
+def trace_workloads(paths: list[str]) -> list[Workload]:
+    if importlib.util.find_spec("engine.traces") is None:
+        raise SweepError("--trace: Accel-Sim trace directories are not available yet in this build "
+                         "(engine/traces is not on main); sweep cases (--cases) or bundles (--workload)")
+    raise SweepError("--trace: trace sweeps are not wired up yet")         # pragma: no cover
+
+
+RUNNERS = {"case": run_case, "bundle": run_bundle}
