@@ -83,8 +83,8 @@ def cmd_sweep(a) -> int:
 
 def _print_table(res: dict) -> None:
     axes = list(res["sweep"]["axes"])
-    head = f"{'workload':26s} " + " ".join(f"{k:>16s}" for k in axes) + f" {'status':>8s} {'cycles':>12s} {'IPC':>8s} " \
-           f"{'L2 hit':>7s} {'DRAM MB':>9s}"
+    head = (f"{'workload':26s} " + " ".join(f"{k:>16s}" for k in axes)
+            + f" {'status':>8s} {'cycles':>12s} {'IPC':>8s} {'L2 hit':>7s} {'DRAM MB':>9s}")
     print(head)
     for p in res["points"]:
         vals = " ".join(f"{p['values'][k]:>16s}" for k in axes)

@@ -24,7 +24,6 @@ import logging
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from webapp.store.catalogue import Catalogue
@@ -119,22 +118,27 @@ def run_sweep(spec: SweepSpec, data_dir: str | Path, out_dir: str | Path | None 
             with (contextlib.nullcontext(client) if client is not None else dask_client(workers, scheduler)) as c:
                 wl = {w.id: c.submit(_payload, w.payload, key=f"simtscope-workload-{w.digest[:24]}", pure=False)
                       for w in spec.workloads}
-                futs = []
+                futs = {}
                 for p in todo:
+                    info = {"name": f"{p.label} · sweep {spec.id}", "workload": p.workload.id, "config": spec.config,
+                            "overrides": p.overrides, "sweep": spec.id, "point_key": p.key}
                     task = {"key": p.key, "kind": p.workload.kind, "payload": wl[p.workload.id], "config": p.config,
-                            "info": {"name": f"{p.label} · sweep {spec.id}", "workload": p.workload.id, "config": spec.config,
-                                     "overrides": p.overrides, "sweep": spec.id, "point_key": p.key}}
-                    futs.append(c.submit(run_point, task, key=f"simtscope-point-{p.key[:32]}", pure=False,
-                                         priority=-p.index))
-                for fut in as_completed(futs):
-                    res = fut.result()
-                    p0 = by_key[res["key"]][0]
+                            "info": info}
+                    futs[c.submit(run_point, task, key=f"simtscope-point-{p.key[:32]}", pure=False,
+                                  priority=-p.index)] = p
+                for fut in as_completed(list(futs)):
+                    p0 = futs[fut]
+                    try:
+                        res = fut.result()
+                    except Exception as e:             # noqa: BLE001 - e.g. KilledWorker: the point killed 3 workers
+                        res = {"key": p0.key, "status": "failed", "message": f"{type(e).__name__}: {e}", "row": {},
+                               "runs": []}
                     ids = [_store_run(cat, blob) for blob in res["runs"]]
                     row = {**res["row"], "runs": ids} if len(ids) > 1 else res["row"]
-                    index.record(res["key"], ids[0] if ids else None, res["status"], res["message"], row,
+                    index.record(p0.key, ids[0] if ids else None, res["status"], res["message"], row,
                                  res.get("wall_s"))
                     index.touch(spec.id)
-                    for _ in by_key[res["key"]]:
+                    for _ in by_key[p0.key]:
                         bar.update(p0.label)
                     if res["status"] not in FINAL_POINT:
                         print(f"point {p0.label}: {res['status']}: {res['message']}", file=sys.stderr)

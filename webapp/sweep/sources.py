@@ -77,8 +77,8 @@ def run_case(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
     res = sim.run_case(Case(data, scratch), sink=sink)
     con = runfile.connect(sink.path)
     try:
-        runfile.set_meta(con, check={"passed": res.passed, "errors": {k: float(v) for k, v in (res.errors or {}).items()},
-                                     "fault": res.fault})
+        errs = {k: float(v) for k, v in (res.errors or {}).items()}
+        runfile.set_meta(con, check={"passed": res.passed, "errors": errs, "fault": res.fault})
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")     # the file's bytes are the whole run
     finally:
         con.close()
