@@ -264,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.workload.capture.cli import add_parser as add_capture
     add_capture(sub)
 
+    from webapp.sweep.command import add_parser as add_sweep
+    add_sweep(sub)
+
     s = sub.add_parser("serve", help="start the web explorer")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=5000)

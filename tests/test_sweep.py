@@ -90,15 +90,15 @@ def test_only_names_an_unknown_case():
 
 
 def _cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "webapp.sweep", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "simtscope", "sweep", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
 
 
 def test_cli_errors_are_messages_not_tracebacks(tmp_path):
     r = _cli("--only", "saxpy_1M", "--set", "l2.bogus=1,2", "--data", str(tmp_path))
     assert r.returncode == 2 and "simtscope sweep: --set 'l2.bogus=1,2': unknown configuration key" in r.stderr
     r = _cli("--trace", str(tmp_path), "--set", "l2.size_kib=30720", "--data", str(tmp_path))
-    assert r.returncode == 2 and "--trace: Accel-Sim trace directories are not available yet" in r.stderr
+    assert r.returncode == 2 and f"--trace {tmp_path}: no trace directory here" in r.stderr
     r = _cli("--only", "saxpy_1M", "--config", "h900", "--data", str(tmp_path))
     assert r.returncode == 2 and "--config: no configuration 'h900'" in r.stderr
     assert "Traceback" not in r.stderr
@@ -221,3 +221,21 @@ def test_bundle_errors_are_sweep_errors(tmp_path):
     from webapp.sweep.sources import bundle_workloads
     with pytest.raises(SweepError, match=r"--workload: .*no such file or folder"):
         bundle_workloads([str(tmp_path / "missing.tar.xz")])
+
+
+# ------------------------------------------------------------------ a trace point (no cluster)
+def test_trace_points_match_a_direct_trace_run():
+    from engine.traces.run import run_trace
+    from webapp.sweep.point import run_point
+    from webapp.sweep.sources import trace_workloads
+
+    d = ROOT / "tests" / "fixtures" / "traces" / "vectoradd-100-32"
+    [w] = trace_workloads([str(d)])
+    assert w.id == "trace:vectoradd-100-32" and "kernelslist.g" in w.payload["files"]     # small: travels as bytes
+    for p in SweepSpec([w], "gtx1080", parse_sets(["l2.size_kib=1536,3072"])).points():
+        res = run_point({"key": p.key, "kind": "trace", "payload": w.payload, "config": p.config,
+                         "info": {"name": p.label, "workload": w.id}})
+        assert res["status"] == "done" and len(res["runs"]) == 1, res["message"]
+        direct = run_trace(d, "gtx1080", p.overrides)
+        assert res["row"]["sim_cycles"] == direct.sim_cycles
+        assert res["row"]["warp_insts"] == direct.warp_insts

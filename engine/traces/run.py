@@ -89,14 +89,20 @@ def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk
 
 
 def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | None = None,
-              allow_unknown: bool = False, sink=None, progress=None, record: str = "off") -> TraceRun:
+              allow_unknown: bool = False, sink=None, progress=None, record: str = "off",
+              sink_for=None) -> TraceRun:
     """Simulate every command of a trace directory (cold caches at the start). With a sink, the
-    directory must hold one kernel (a run file records one kernel)."""
+    directory must hold one kernel (a run file records one kernel); sink_for(command) instead gives
+    each kernel its own sink (or None), e.g. one run file per kernel."""
     cmds = read_kernelslist(directory)
     kernels = [c for c in cmds if c.kind == "kernel"]
     if sink is not None and len(kernels) != 1:
         raise errors.SimError(f"{directory}: recording a trace run needs exactly one kernel, it has {len(kernels)}")
-    ts = TimingSim(config, overrides, record=record if sink is not None else "off")
+    if sink is not None and sink_for is not None:
+        raise ValueError("give sink or sink_for, not both")
+    if sink is not None:
+        sink_for = lambda c: sink                    # noqa: E731
+    ts = TimingSim(config, overrides, record=record if sink_for is not None else "off")
     ts.flush()
     run = TraceRun(str(directory))
     t0 = time.perf_counter()
@@ -105,12 +111,13 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
             lib.gs_tsim_fill_l2(ts._ptr, c.addr, c.nbytes)
             continue
         pcs = None
-        if sink is not None:                  # first pass: the PC table the recording's SASS view needs
+        ksink = sink_for(c) if sink_for is not None else None
+        if ksink is not None:                 # first pass: the PC table the recording's SASS view needs
             with KernelTrace(c.path, allow_unknown) as pre:
                 pre.count()
                 pcs = pre.pc_table()
         with KernelTrace(c.path, allow_unknown) as kt:
-            res = launch_trace(ts, kt, sink=sink, progress=progress, pcs=pcs,
+            res = launch_trace(ts, kt, sink=ksink, progress=progress, pcs=pcs,
                                meta={"workload": {"trace": Path(directory).name, "kernel": kt.name}})
             n, names = kt.unknown()
         run.kernels.append(res)

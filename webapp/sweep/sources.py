@@ -5,9 +5,8 @@
     run (worker side):      (payload, sim, new_sink, scratch) -> Outcome; new_sink(suffix) gives a run-file
                             writer for each kernel it simulates (one for a case, one per launch of a bundle)
 
-Sources: validation cases (a cases.json and its PTX) and gpu-workload/1 bundles (engine/workload).
-Accel-Sim trace directories (engine/traces) are added once that module is on main; until then asking
-for them is a SweepError that says so.
+Sources: validation cases (a cases.json and its PTX), gpu-workload/1 bundles (engine/workload) and
+Accel-Sim trace directories (engine/traces).
 """
 from __future__ import annotations
 
@@ -155,12 +154,50 @@ def run_bundle(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
     return Outcome(aggregate(timed, sim.config["gpu.sm_clock_mhz"]) if timed else None, None, res.outputs_pass)
 
 
-# ------------------------------------------------------------------ Accel-Sim traces (not yet on main)
+# ------------------------------------------------------------------ Accel-Sim trace directories
+SHIP_LIMIT = 8 << 20        # a trace directory up to this size travels with the task; larger ones by path
+
+
 def trace_workloads(paths: list[str]) -> list[Workload]:
-    if importlib.util.find_spec("engine.traces") is None:
-        raise SweepError("--trace: Accel-Sim trace directories are not available yet in this build "
-                         "(engine/traces is not on main); sweep cases (--cases) or bundles (--workload)")
-    raise SweepError("--trace: trace sweeps are not wired up yet")         # pragma: no cover
+    """Trace directories (with kernelslist.g), or folders of them. The digest hashes every file's name
+    and bytes; small directories travel as bytes, large ones as their path (a shared filesystem)."""
+    try:
+        from engine.errors import SimError
+        from engine.traces.commands import _trace_dirs
+        from engine.traces.reader import read_kernelslist
+    except ImportError:
+        raise SweepError("--trace: Accel-Sim trace directories are not available in this build") from None
+    for p in paths:
+        if not _trace_dirs([p]):
+            raise SweepError(f"--trace {p}: no trace directory here (a folder with kernelslist.g, or folders of them)")
+    out = []
+    for d in _trace_dirs(paths):
+        try:
+            kernels = [c for c in read_kernelslist(d) if c.kind == "kernel"]
+        except (OSError, ValueError, SimError) as e:           # TraceFormatError is a SimError
+            raise SweepError(f"--trace {d}: {e}") from None
+        files = sorted(q for q in d.iterdir() if q.is_file())
+        blobs = {q.name: q.read_bytes() for q in files}
+        digest = _digest(b"trace", *(part for n, b in blobs.items() for part in (n.encode(), b)))
+        size = sum(len(b) for b in blobs.values())
+        payload = {"files": blobs} if size <= SHIP_LIMIT else {"path": str(d.resolve())}
+        payload["kernels"] = len(kernels)
+        out.append(Workload(id=f"trace:{d.name}", name=d.name, kind="trace", digest=digest, payload=payload))
+    return out
 
 
-RUNNERS = {"case": run_case, "bundle": run_bundle}
+def run_trace_dir(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+    from engine.traces.run import run_trace
+    if "files" in payload:
+        d = scratch / "trace"
+        d.mkdir()
+        for name, blob in payload["files"].items():
+            (d / Path(name).name).write_bytes(blob)
+    else:
+        d = Path(payload["path"])
+    res = run_trace(d, sim.config, record="summary", sink_for=lambda c: new_sink(f"kernel {c.path.name}"))
+    stats = [k.stats for k in res.kernels]
+    return Outcome(aggregate(stats, sim.config["gpu.sm_clock_mhz"]) if stats else None, None, None)
+
+
+RUNNERS = {"case": run_case, "bundle": run_bundle, "trace": run_trace_dir}
