@@ -136,7 +136,9 @@ def test_sweep_survives_a_killed_worker_and_resumes_without_rerunning(tmp_path):
         killer = threading.Thread(target=_kill_a_busy_worker, args=(client, killed, stop), daemon=True)
         killer.start()
         try:
-            res = run_sweep(spec, data, client=client, progress=False, json_path=tmp_path / "s.json")
+            # the sweep connects by address, as `simtscope sweep --scheduler tcp://...` does
+            res = run_sweep(spec, data, scheduler=cluster.scheduler_address, progress=False,
+                            json_path=tmp_path / "s.json")
         finally:
             stop.set()
             killer.join(5)

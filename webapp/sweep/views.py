@@ -75,6 +75,10 @@ class _Drivers:
         with self.lock:
             self.procs[sweep_id] = p
 
+    def live(self) -> list[str]:
+        with self.lock:
+            return [sid for sid, p in self.procs.items() if p.poll() is None]
+
     def exit_code(self, sweep_id: str) -> int | None:
         """The exit code of the driver this server started for the sweep, None while it runs (or if none)."""
         with self.lock:
@@ -163,6 +167,9 @@ def start_sweep():
     existing = _index().get(spec.id)
     if drivers.running(spec.id) or (existing and existing["status"] == "running"):
         raise ApiError(f"sweep {spec.id} is already running", 409)
+    if drivers.live():           # one local cluster at a time from the page: they would share the cores
+        raise ApiError(f"sweep {drivers.live()[0]} started from this page is still running: wait for it, or run "
+                       f"more at once with `simtscope sweep`", 409)
     data_dir = current_app.config["DATA_DIR"]
     os.makedirs(os.path.join(data_dir, "sweeps"), exist_ok=True)
     # listed at once, as this server's until the driver registers itself (a driver that dies before that
