@@ -343,6 +343,16 @@ class Lowering(OperandsMixin, PassesMixin):
                 args = rest.pop(0)
             if callee not in self.decls:
                 self.err(p.line, p.col, f"call to undeclared function '{callee}'")
+            if callee == "__assertfail" and callee not in self.funcs:
+                # a device-side assert (Triton's tl.device_assert, CUDA's assert): the call only runs when the
+                # assertion failed, and __assertfail never returns (.noreturn): it stops the kernel as trap does
+                argnames = {o.name for o in (args.elems if args else [])}
+                for q in info["pending"]:          # the st.param filling its arguments: the same path, trap there
+                    if q.instr is not None and q.opcode.startswith("st.param") and any(
+                            getattr(o, "name", None) in argnames for o in q.instr.operands):
+                        q.opcode, q.instr = "trap", None
+                p.opcode, p.instr = "trap", None
+                continue
             if callee not in self.funcs:
                 hint = {"vprintf": " (printf needs the CUDA runtime's vprintf, which the simulator does not provide)",
                         "__assertfail": " (assert() needs the CUDA runtime's __assertfail)",
