@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.errors import TrapFault
 from engine.ptx import UnsupportedInstruction
 
 TRITON = Path(__file__).resolve().parent / "fixtures" / "ptx" / "triton"
@@ -133,6 +134,25 @@ def test_masked_argmax_with_where(dev, rng, cc):
     assert np.array_equal(dev.from_device(val), xm.max(1).astype(np.float16))
 
 
+@pytest.mark.parametrize("cc", CCS)
+def test_embedding_with_bounds_assert(dev, rng, cc):
+    """Inductor's indexing bounds check calls the extern __assertfail: in bounds the lookup runs; one index
+    out of bounds stops the launch with the assertion's message, file and line, as CUDA prints them."""
+    table = rng.standard_normal((100, 64)).astype(np.float16)
+    idx = rng.integers(0, 100, 12).astype(np.int64)
+    out = dev.to_device(np.zeros((12, 64), np.float16))
+    tab = dev.to_device(table)
+    launch(dev, f"ind_embedding.{cc}.ptx", 12, [dev.to_device(idx), tab, out])
+    assert np.array_equal(dev.from_device(out), table[idx])
+    idx[7] = 100
+    with pytest.raises(TrapFault) as e:
+        launch(dev, f"ind_embedding.{cc}.ptx", 12, [dev.to_device(idx), tab, out])
+    line = next(i for i, t in enumerate(Path(TRITON / "gen_inductor.py").read_text().splitlines(), 1)
+                if t.strip().startswith("tl.device_assert("))
+    assert "device-side assertion failed: index out of bounds: 0 <= tmp0 < V (" in str(e.value)
+    assert f"gen_inductor.py:{line})" in str(e.value)
+
+
 def test_tma_kernel_is_refused_naming_the_tensor_copies(dev):
     with pytest.raises(UnsupportedInstruction) as e:
         dev.load_ptx(TRITON / "ind_tma_copy.sm90.ptx")
@@ -144,7 +164,7 @@ def test_tma_kernel_is_refused_naming_the_tensor_copies(dev):
 
 def test_every_inductor_fixture_but_tma_loads(dev):
     names = sorted(p.name for p in TRITON.glob("ind_*.ptx"))
-    assert set(names) == set(META) and len(names) == 14
+    assert set(names) == set(META) and len(names) == 16
     for name in names:
         if name != "ind_tma_copy.sm90.ptx":
             assert dev.load_ptx(TRITON / name).kernel(META[name]["kernel"])

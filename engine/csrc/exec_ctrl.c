@@ -53,6 +53,37 @@ static int h_trap(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m) {
                         x->op == GS_OP_TRAP ? "trap" : "brkpt");
 }
 
+/* call __assertfail, (message, file, line, function, charSize): CUDA's and Triton's device assert. The
+ * front end lays the five parameters out in the caller's local memory at x->aux (8, 8, 4 + 4 padding,
+ * 8, 8 bytes); the run stops with a trap fault that quotes the message, file and line of the first
+ * lane, as the CUDA runtime prints them. Strings are read from global memory without faulting. */
+static void global_cstr(gs_ctx *c, uint64_t addr, char *out, size_t n) {
+    size_t i = 0;
+    for (gs_alloc *a; i + 1 < n && (a = gs_mem_find(c->dev, addr + i, 1)) != NULL; i++) {
+        char ch = (char)a->host[addr + i - a->base];
+        if (!ch) break;
+        out[i] = ch;
+    }
+    out[i] = 0;
+}
+static int h_assertfail(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m) {
+    int lane = __builtin_ctz(m);
+    uint64_t msg = 0, file = 0;
+    uint32_t line = 0;
+    const uint8_t *p = gs_mem_lane(c, w, x, GS_SPACE_LOCAL, x->aux, 8, lane);
+    if (p) memcpy(&msg, p, 8);
+    p = p ? gs_mem_lane(c, w, x, GS_SPACE_LOCAL, x->aux + 8, 8, lane) : NULL;
+    if (p) memcpy(&file, p, 8);
+    p = p ? gs_mem_lane(c, w, x, GS_SPACE_LOCAL, x->aux + 16, 4, lane) : NULL;
+    if (!p) return GS_X_FAULT;
+    memcpy(&line, p, 4);
+    char smsg[160], sfile[160];
+    global_cstr(c, msg, smsg, sizeof smsg);
+    global_cstr(c, file, sfile, sizeof sfile);
+    return gs_fault_set(c, w, x, GS_FAULT_TRAP, lane, 0, 0, "device-side assertion failed: %s (%s:%u)",
+                        smsg[0] ? smsg : "?", sfile[0] ? sfile : "?", line);
+}
+
 /* bar{.cta}.sync a{, b};  bar.arrive a, b;  bar.red.op.type d, a{, b}, {!}c; */
 static uint32_t uniform_u32(gs_warp *w, uint32_t off, uint32_t m) {
     return (uint32_t)w->R[off + (uint32_t)__builtin_ctz(m)];
@@ -102,7 +133,8 @@ gs_handler gs_bind_ctrl(const gs_xinst *x) {
     case GS_OP_EXIT: return h_exit;
     case GS_OP_CALL: return h_call;
     case GS_OP_RET: return h_ret;
-    case GS_OP_TRAP: case GS_OP_BRKPT: return h_trap;
+    case GS_OP_TRAP: return x->sub == GS_TRAP_ASSERTFAIL ? h_assertfail : h_trap;
+    case GS_OP_BRKPT: return h_trap;
     case GS_OP_BAR:
         if (x->flags & GS_F_RED) {
             if (x->sub == GS_ATOM_ADD && (x->type == GS_T_U32 || x->type == GS_T_B32)) return h_bar;

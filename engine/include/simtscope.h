@@ -121,7 +121,9 @@ enum gs_sub {
     GS_LEVEL_CTA = 60, GS_LEVEL_GPU, GS_LEVEL_SYS, GS_LEVEL_CLUSTER, GS_LEVEL_PROXY,
     /* mbarrier */
     GS_MBAR_INIT = 72, GS_MBAR_ARRIVE, GS_MBAR_ARRIVE_DROP, GS_MBAR_EXPECT_TX, GS_MBAR_TEST_WAIT,
-    GS_MBAR_TRY_WAIT, GS_MBAR_INVAL, GS_MBAR_PENDING_COUNT, GS_MBAR_COMPLETE_TX
+    GS_MBAR_TRY_WAIT, GS_MBAR_INVAL, GS_MBAR_PENDING_COUNT, GS_MBAR_COMPLETE_TX,
+    /* trap: a call of the extern __assertfail (device assert); aux = its parameters' local offset */
+    GS_TRAP_ASSERTFAIL = 88
 };
 
 /* State spaces. */

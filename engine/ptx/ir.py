@@ -247,3 +247,4 @@ class _Pending:
     synth: str | None = None        # synthetic: "bra", "ret"
     target_label: str | None = None  # for synthetic branches
     local_label: int | None = None   # index of a synthetic label
+    builtin: str | None = None       # a call of an extern the simulator provides (lower.BUILTIN_FUNCS)

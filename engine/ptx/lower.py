@@ -29,6 +29,22 @@ from .passes import PassesMixin, _succ_fn
 from .syntax import BranchTargets, CallPrototype, Instr, Label, Loc, Module, Opnd, Pragma, Scope, VarDecl
 
 
+# extern functions the simulator provides: name -> parameter sizes in bytes. __assertfail(message, file,
+# line, function, charSize) is CUDA's and Triton's device assert (Inductor's indexing bounds checks); its
+# call becomes a trap that quotes the message, file and line (exec_ctrl.c reads them from the frame)
+BUILTIN_FUNCS = {"__assertfail": (8, 8, 4, 8, 8)}
+
+
+def _builtin_frame(name: str) -> list[int]:
+    """offsets of a builtin's parameters in its frame (natural alignment), then the frame size"""
+    offs, off = [], 0
+    for size in BUILTIN_FUNCS[name]:
+        off = _align(off, size)
+        offs.append(off)
+        off += size
+    return offs + [off]
+
+
 # --------------------------------------------------------------------------- the lowering
 
 
@@ -343,15 +359,10 @@ class Lowering(OperandsMixin, PassesMixin):
                 args = rest.pop(0)
             if callee not in self.decls:
                 self.err(p.line, p.col, f"call to undeclared function '{callee}'")
-            if callee == "__assertfail" and callee not in self.funcs:
-                # a device-side assert (Triton's tl.device_assert, CUDA's assert): the call only runs when the
-                # assertion failed, and __assertfail never returns (.noreturn): it stops the kernel as trap does
-                argnames = {o.name for o in (args.elems if args else [])}
-                for q in info["pending"]:          # the st.param filling its arguments: the same path, trap there
-                    if q.instr is not None and q.opcode.startswith("st.param") and any(
-                            getattr(o, "name", None) in argnames for o in q.instr.operands):
-                        q.opcode, q.instr = "trap", None
-                p.opcode, p.instr = "trap", None
+            # a device-side assert (Triton's tl.device_assert, CUDA's assert): the call only runs when the
+            # assertion failed and never returns (.noreturn); it becomes a trap quoting the assertion
+            if callee not in self.funcs and callee in BUILTIN_FUNCS:
+                self._bind_builtin(p, callee, rets, args)
                 continue
             if callee not in self.funcs:
                 hint = {"vprintf": " (printf needs the CUDA runtime's vprintf, which the simulator does not provide)",
@@ -380,6 +391,25 @@ class Lowering(OperandsMixin, PassesMixin):
                     sc = sc.parent
                 sc.names[o.name] = ("local_abs", self.frame_base[callee] + off)
             p.call_target = callee
+
+    def _bind_builtin(self, p, callee, rets, args):
+        cf, sizes = self.decls[callee], BUILTIN_FUNCS[callee]
+        declared = [_type_bytes(q.type) for q in cf.params]
+        if cf.rets or declared != list(sizes):
+            self.err(p.line, p.col, f"'{callee}' is declared with parameters of {declared} bytes; the simulator "
+                                    f"provides it with {list(sizes)} and no return value")
+        elems = args.elems if args else []
+        if rets or len(elems) != len(sizes):
+            self.err(p.line, p.col, f"call to '{callee}' with {len(elems)} argument(s); it takes {len(sizes)}")
+        for off, o in zip(_builtin_frame(callee), elems):
+            entry = p.scope.lookup(o.name) if o.kind == "reg" else None
+            if entry is None or entry[0] != "callparam":
+                self.err(p.line, p.col, f"call argument '{o.name}' is not a .param variable")
+            sc = p.scope
+            while sc is not None and o.name not in sc.names:
+                sc = sc.parent
+            sc.names[o.name] = ("local_abs", self.frame_base[callee] + off)
+        p.builtin = callee
 
     # ---------------------------------------------------------------- pass 3: emit
     def emit_function(self, f, info, fidx):
@@ -450,6 +480,10 @@ class Lowering(OperandsMixin, PassesMixin):
             if label is None:
                 self.err(p.line, p.col, "bra needs a label")
             branch_fix.append((pc, p.scope, label, p.line, p.col))
+            ops = []
+        elif d.op == OP["call"] and p.builtin:
+            d = decode("trap")                          # __assertfail: stop with its message
+            d.sub, d.aux = E.sub["trap_assertfail"], self.frame_base[p.builtin]
             ops = []
         elif d.op == OP["call"]:
             self.call_fix.append((pc, p.call_target))
@@ -525,6 +559,10 @@ class Lowering(OperandsMixin, PassesMixin):
             else:
                 self.frame_base[f.name] = base
                 base = _align(base + self.finfo[f.name]["local_size"], 16)
+        builtins = [b for b in BUILTIN_FUNCS if b in self.decls and b not in self.funcs]
+        for b in builtins:                      # frames of the builtins' parameters, after the .func frames
+            self.frame_base[b] = base
+            base = _align(base + _builtin_frame(b)[-1], 16)
         funcs_local = base
         if funcs_local > limits.MAX_LOCAL_BYTES:
             self.err(fs[0].line, fs[0].col, f"the module's local-memory frames take {funcs_local} bytes per "
@@ -591,7 +629,8 @@ class Lowering(OperandsMixin, PassesMixin):
             self.cfg_function(f, start, end)
             infos.append(FuncInfo(f.name, i, f.kind == "entry", inf["kparams"], inf["param_bytes"],
                                   inf["shared_bytes"],
-                                  (funcs_local if has_funcs else inf["local_size"]) if f.kind == "entry" else 0,
+                                  (funcs_local if has_funcs or builtins else inf["local_size"])
+                                  if f.kind == "entry" else 0,
                                   start, end, rb if (has_funcs and f.kind == "entry") else
                                   (inf["reg_base"] + inf["nregs"]),
                                   pb if (has_funcs and f.kind == "entry") else (inf["pred_base"] + inf["npreds"]),
