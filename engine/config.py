@@ -144,6 +144,8 @@ SCHEMA += [
       doc="simulator: each SM runs this far ahead before the next one (memory locality of the host); "
           "1 = all SMs in lock-step. CTA placement waits at most this long; shared resources are calendars"),
     P("record.mem_sample_period", int, 64, "requests", 1, 1 << 20, doc="record 1 in N memory requests"),
+    P("sim.threads", int, 0, "threads", 0, 1024,
+      doc="simulator: threads that simulate SMs (results are identical for any count); 0 = the cores available"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

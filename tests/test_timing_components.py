@@ -437,3 +437,23 @@ def test_every_preset_simulates_a_kernel(suite, name):
     assert st["gpu_sim_cycle"] > 1000
     assert st["warp_insts"] == run.timing.warp_insts > 0
     assert 0 < st["gpu_ipc"] < 32 * 4 * sim.config["gpu.num_sms"]
+
+
+def test_choice_settings_match_the_engine_tables():
+    """config.py's choice lists are the engine's enums in order (the value passed is the index)."""
+    from engine._ffi import lib
+    from engine.config import DRAM_POLICY, ICACHE, L2_HASH, SCHEDULERS
+    for names, prefix, count in [(SCHEDULERS, "GS_SCHED_", lib.GS_SCHED__COUNT), (ICACHE, "GS_ICACHE_", lib.GS_ICACHE__COUNT),
+                                 (L2_HASH, "GS_L2_HASH_", lib.GS_L2_HASH__COUNT), (DRAM_POLICY, "GS_DRAM_", lib.GS_DRAM__COUNT)]:
+        assert len(names) == count
+        for i, n in enumerate(names):
+            assert getattr(lib, prefix + n.upper()) == i
+
+
+def test_an_unknown_choice_value_is_refused_by_the_engine_by_name():
+    from engine._ffi import ffi, lib
+    cfg = load_config("h200").to_c(ffi)
+    cfg.dram_policy = 7
+    err = ffi.new("char[256]")
+    assert lib.gs_tsim_create(cfg, err, 256) == ffi.NULL
+    assert ffi.string(err).decode() == "dram.policy = 7 is not a row policy"

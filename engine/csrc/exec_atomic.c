@@ -11,7 +11,10 @@
  *
  * Contention: lanes are applied one at a time in lane order, and the functional core runs one warp at
  * a time, so any number of threads on one address are serialised deterministically; every lane gets
- * the value before its own update, as on hardware for some order of the lanes.
+ * the value before its own update, as on hardware for some order of the lanes. The timing model
+ * (SMs on several threads) queues the global lanes instead (ctx->defer_atomics) and applies them at
+ * the end of its quantum in SM order, then issue order: their results are read only after that, since
+ * a global atomic's latency is longer than a quantum (tsim.c).
  *
  * Numerics: atom/red .add.f32 on global memory rounds to nearest even and flushes subnormal inputs
  * and results to sign-preserving zero (PTX: "atom.add.f32 ... flushes subnormal inputs and results");
@@ -19,6 +22,7 @@
  * of two f16 (11-bit) or bf16 (8-bit significand) values rounded to f32 (24 bits) and then to the
  * narrow format equals the directly rounded sum, since 24 >= 2*11 + 2 (double rounding is innocuous).
  */
+#include <stdlib.h>
 #include "addr.h"
 #include "fp16.h"
 
@@ -93,13 +97,85 @@ static inline int is_shared(int space, uint64_t addr) {
     return space == GS_SPACE_GENERIC && addr >= GS_SHARED_WINDOW && addr < GS_SHARED_WINDOW + GS_WINDOW_SIZE;
 }
 
+/* one element of one lane: the memory update, the old value to the destination register */
+static inline void atom_lane(gs_warp *w, const gs_xinst *x, int l, int e, uint8_t *p, uint64_t b, uint64_t cc, int ftz) {
+    int bits = gs_type_bits(x->type), bytes = bits / 8;
+    uint64_t old = 0;
+    memcpy(&old, p, (size_t)bytes);                           /* little endian: low bytes */
+    old &= gs_width_mask(bits);
+    uint64_t nv = apply(x->sub, x->type, old, b, cc, bits, ftz);
+    memcpy(p, &nv, (size_t)bytes);
+    if (x->op != GS_OP_RED && x->ops[e] != 0xffffffffu) gs_opr(w, x, e)[l] = old;
+}
+
+/* queue the global lanes of `m` (see gs_atomq in internal.h); returns the lanes left to do now */
+static uint32_t defer(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m, uint8_t **ptr, int n, int bi,
+                      const uint64_t *pc) {
+    uint32_t g = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (!is_shared(x->space, w->maddr[l])) g |= 1u << l;
+    }
+    if (!g) return m;
+    gs_atomq *q = c->defer_atomics;
+    size_t per = sizeof(uint8_t *) + (size_t)(n + 1) * sizeof(uint64_t);
+    size_t need = sizeof(gs_atomq_head) + (size_t)__builtin_popcount(g) * per;
+    if (q->used + need > q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 65536;
+        while (cap < q->used + need) cap *= 2;
+        uint8_t *d = realloc(q->data, cap);
+        if (!d) { q->oom = 1; return m; }                     /* applied now instead */
+        q->data = d;
+        q->cap = cap;
+    }
+    uint8_t *o = q->data + q->used;
+    gs_atomq_head h = {w, x, g, (uint32_t)need};
+    memcpy(o, &h, sizeof h);
+    o += sizeof h;
+    for (uint32_t mm = g; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        memcpy(o, &ptr[l], sizeof ptr[l]);
+        o += sizeof ptr[l];
+        for (int e = 0; e < n; e++) { uint64_t v = gs_opr(w, x, bi + e)[l]; memcpy(o, &v, 8); o += 8; }
+        uint64_t cc = pc ? pc[l] : 0;
+        memcpy(o, &cc, 8);
+        o += 8;
+    }
+    q->used += need;
+    return m & ~g;
+}
+
+void gs_atomq_apply(gs_atomq *q) {
+    for (size_t off = 0; off < q->used;) {
+        gs_atomq_head h;
+        memcpy(&h, q->data + off, sizeof h);
+        const uint8_t *o = q->data + off + sizeof h;
+        int n = h.x->vec > 1 ? h.x->vec : 1, bytes = gs_type_bits(h.x->type) / 8;
+        for (uint32_t mm = h.mask; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint8_t *p;
+            memcpy(&p, o, sizeof p);
+            o += sizeof p;
+            uint64_t cc;
+            memcpy(&cc, o + (size_t)n * 8, 8);
+            for (int e = 0; e < n; e++) {
+                uint64_t b;
+                memcpy(&b, o + (size_t)e * 8, 8);
+                atom_lane(h.w, h.x, l, e, p + (size_t)e * (size_t)bytes, b, cc, 1);
+            }
+            o += (size_t)(n + 1) * 8;
+        }
+        off += h.bytes;
+    }
+    q->used = 0;
+}
+
 /* atom: ops = d[vec], [a], b[vec]{, c}{, policy};  red: ops = [a], b[vec]{, policy} */
 GS_HANDLER(h_atom) {
     int isred = x->op == GS_OP_RED;
     int n = x->vec > 1 ? x->vec : 1;
     int dst = isred ? 0 : n;                                  /* flat index of the MEM operand */
-    int bits = gs_type_bits(x->type);
-    int bytes = bits / 8;
+    int bytes = gs_type_bits(x->type) / 8;
     uint8_t *ptr[GS_WARP];
     gs_lane_addrs(w, x, m);
     uint32_t size = (uint32_t)(bytes * n);
@@ -107,19 +183,12 @@ GS_HANDLER(h_atom) {
     w->matomic = 1;
     int bi = dst + 1;                                         /* first b operand */
     const uint64_t *pc = x->sub == GS_ATOM_CAS ? gs_opr(w, x, bi + 1) : NULL;
-    uint64_t mask = gs_width_mask(bits);
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
+    uint32_t now = c->defer_atomics ? defer(c, w, x, m, ptr, n, bi, pc) : m;
+    for (uint32_t mm = now; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         int ftz = !is_shared(x->space, w->maddr[l]);
-        for (int e = 0; e < n; e++) {
-            uint8_t *p = ptr[l] + (size_t)e * (size_t)bytes;
-            uint64_t old = 0;
-            memcpy(&old, p, (size_t)bytes);                   /* little endian: low bytes */
-            old &= mask;
-            uint64_t nv = apply(x->sub, x->type, old, gs_opr(w, x, bi + e)[l], pc ? pc[l] : 0, bits, ftz);
-            memcpy(p, &nv, (size_t)bytes);
-            if (!isred && x->ops[e] != 0xffffffffu) gs_opr(w, x, e)[l] = old;
-        }
+        for (int e = 0; e < n; e++)
+            atom_lane(w, x, l, e, ptr[l] + (size_t)e * (size_t)bytes, gs_opr(w, x, bi + e)[l], pc ? pc[l] : 0, ftz);
     }
     return GS_X_NEXT;
 }

@@ -166,6 +166,24 @@ struct gs_cta {
     uint64_t mbar_phase;       /* unused placeholder for mbarrier bookkeeping */
 };
 
+/* Global atomics whose memory update is applied later, in a fixed order (the timing model's memory
+ * phase: SMs simulated on several threads must not race on global memory). Entries are packed:
+ * gs_atomq_head, then per lane of `mask` the host pointer and the operands (n values, then cas). */
+typedef struct gs_atomq {
+    uint8_t *data;
+    size_t used, cap;
+    int oom;                   /* an entry could not be queued (out of host memory) */
+} gs_atomq;
+typedef struct gs_atomq_head {
+    gs_warp *w;
+    const gs_xinst *x;
+    uint32_t mask;
+    uint32_t bytes;            /* the whole entry */
+} gs_atomq_head;
+/* Applies the queued atomics in order (their old values go to the destination registers) and empties
+ * the queue. */
+void gs_atomq_apply(gs_atomq *q);
+
 /* Everything a handler may need besides the warp. */
 struct gs_ctx {
     gs_device *dev;
@@ -182,6 +200,7 @@ struct gs_ctx {
     bool faulted;
     gs_func_stats *stats;      /* may be NULL */
     gs_alloc *hot;             /* last global allocation hit (fast path) */
+    gs_atomq *defer_atomics;   /* non-NULL: global-memory lanes of atom/red are queued here (gs_atomq_apply) */
     /* Accesses whose footprint is not one contiguous range per lane (wmma fragments): every element
      * address, for the timing model's coalescer and bank model (nmext = 0: use the lanes' records). */
     uint64_t mext[1024];

@@ -1,147 +1,100 @@
-/* rec.c — the recorder: growable row buffers per table, filled during the run and drained by Python.
- *
- * Levels: 0 off (nothing), 1 summary (interval counters, events, per-PC statistics), 2 full (also
- * warp-state changes of the chosen SMs and 1-in-N memory request samples). Warp-state rows are written
- * when a warp's states are accounted (at its issue, or at the latest at the next interval boundary),
- * so they can lag by up to one interval; gs_tsim_drain sorts them and only releases rows older than
- * the last closed interval, so every table reaches Python in cycle order.
- */
+/* rec.c — the recorder component: row buffers per table, per-SM staging, ordered drains (see rec.h). */
 #include <stddef.h>
 #include <stdlib.h>
-#include "timing.h"
+#include <string.h>
+#include "rec.h"
 
 static const size_t ROW_SIZE[GS_REC__COUNT] = {
     sizeof(gs_rec_wstate), sizeof(gs_rec_smc), sizeof(gs_rec_memc), sizeof(gs_rec_event),
     sizeof(gs_rec_msample), sizeof(gs_rec_pcstat)};
+static const int STAGE_TABLE[GS_STAGE__COUNT] = {GS_REC_WARP_STATES, GS_REC_EVENTS, GS_REC_MEM_SAMPLES};
 
-void gs_rec_init(gs_tsim *ts) {
-    for (int t = 0; t < GS_REC__COUNT; t++) {
-        ts->bufs[t].row_size = ROW_SIZE[t];
-        ts->bufs[t].rows = 0;
-        ts->bufs[t].head = 0;
-    }
+int gs_rec_init(gs_rec *r, uint32_t nsm) {
+    memset(r, 0, sizeof *r);
+    for (int t = 0; t < GS_REC__COUNT; t++) r->bufs[t].row_size = ROW_SIZE[t];
+    r->nsm = nsm;
+    r->stage = calloc((size_t)nsm * GS_STAGE__COUNT, sizeof *r->stage);
+    if (!r->stage) return -1;
+    for (uint32_t s = 0; s < nsm; s++)
+        for (int k = 0; k < GS_STAGE__COUNT; k++) r->stage[s * GS_STAGE__COUNT + k].row_size = ROW_SIZE[STAGE_TABLE[k]];
+    return 0;
 }
 
-void gs_rec_free(gs_tsim *ts) {
-    for (int t = 0; t < GS_REC__COUNT; t++) {
-        free(ts->bufs[t].data);
-        ts->bufs[t].data = NULL;
-        ts->bufs[t].cap = ts->bufs[t].rows = 0;
-    }
+static void buf_free(gs_recbuf *b) { free(b->data); b->data = NULL; b->cap = b->rows = 0; }
+
+void gs_rec_free(gs_rec *r) {
+    for (int t = 0; t < GS_REC__COUNT; t++) buf_free(&r->bufs[t]);
+    for (uint32_t i = 0; r->stage && i < r->nsm * GS_STAGE__COUNT; i++) buf_free(&r->stage[i]);
+    free(r->stage);
+    r->stage = NULL;
 }
 
-void *gs_rec_push(gs_tsim *ts, int table) {
-    gs_recbuf *b = &ts->bufs[table];
-    if (b->rows == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        uint8_t *d = realloc(b->data, cap * b->row_size);
-        if (!d) return NULL;            /* recording degrades, simulation goes on */
-        b->data = d;
-        b->cap = cap;
-    }
-    void *r = b->data + b->rows * b->row_size;
-    memset(r, 0, b->row_size);
+void gs_rec_begin(gs_rec *r, const gs_record_opts *opts) {
+    if (opts) r->opts = *opts; else memset(&r->opts, 0, sizeof r->opts);
+}
+
+static int reserve(gs_recbuf *b, size_t n) {
+    if (b->rows + n <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    while (cap < b->rows + n) cap *= 2;
+    uint8_t *d = realloc(b->data, cap * b->row_size);
+    if (!d) return -1;                  /* recording degrades, simulation goes on */
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+static void push(gs_recbuf *b, const void *row) {
+    if (reserve(b, 1)) return;
+    memcpy(b->data + b->rows * b->row_size, row, b->row_size);
     b->rows++;
-    return r;
 }
 
-void gs_rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state, int32_t pc) {
-    if (tw->rec_state == state && state != GS_WS_SELECTED) return;
-    tw->rec_state = (uint8_t)state;
-    gs_rec_wstate *r = gs_rec_push(ts, GS_REC_WARP_STATES);
-    if (!r) return;
-    r->cycle = cycle;
-    r->sm = (uint16_t)sm->id;
-    r->slot = tw->slot;
-    r->state = (uint8_t)state;
-    r->cta = tw->cta ? tw->cta->cta.linear : 0xffffffffu;
-    r->pc = pc >= 0 ? (uint32_t)pc : 0xffffffffu;
-    const gs_warp *w = tw->w;       /* the lanes of the reconvergence-stack top, which runs `pc` next */
-    r->active = (w && pc >= 0 && w->sp > 0) ? w->stack[w->sp - 1].mask & w->live : 0;
+/* the buffer a row of SM `sm` for table `stage` goes to now */
+static inline gs_recbuf *target(gs_rec *r, int stage, uint32_t sm) {
+    return r->staging && sm < r->nsm ? &r->stage[sm * GS_STAGE__COUNT + stage] : &r->bufs[STAGE_TABLE[stage]];
 }
 
-void gs_rec_emit_event(gs_tsim *ts, uint64_t cycle, int kind, int sm, uint32_t cta) {
-    if (ts->rec.level < 1) return;
-    gs_rec_event *r = gs_rec_push(ts, GS_REC_EVENTS);
-    if (!r) return;
-    r->cycle = cycle;
-    r->kind = (uint8_t)kind;
-    r->sm = (uint16_t)sm;
-    r->cta = cta;
-    r->kernel = ts->rec.kernel_id;
+void gs_rec_on_state(gs_rec *r, const gs_rec_wstate *row) { push(target(r, GS_STAGE_STATES, row->sm), row); }
+
+void gs_rec_on_event(gs_rec *r, uint64_t cycle, int kind, int sm, uint32_t cta) {
+    if (r->opts.level < 1) return;
+    gs_rec_event e = {0};
+    e.cycle = cycle;
+    e.kind = (uint8_t)kind;
+    e.sm = (uint16_t)sm;
+    e.cta = cta;
+    e.kernel = r->opts.kernel_id;
+    push(target(r, GS_STAGE_EVENTS, (uint32_t)sm), &e);
 }
 
-static void close_interval(gs_tsim *ts, uint64_t start, uint64_t end) {
-    const gs_tconfig *c = &ts->cfg;
-    for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
-        gs_tsm *sm = &ts->sms[s];
-        for (uint32_t w = 0; w < c->sm_max_warps; w++)
-            if (sm->tw[w].w) gs_tsm_account(ts, sm, &sm->tw[w], end);
-        gs_rec_smc *r = gs_rec_push(ts, GS_REC_SM_COUNTERS);
-        if (r) {
-            r->cycle0 = start;
-            r->sm = (uint16_t)s;
-            r->warps_active = (uint16_t)sm->warps_used;
-            r->ctas_active = (uint16_t)sm->ctas_used;
-            r->issued = sm->iv_issued;
-            r->thread_insts = sm->iv_thread_insts;
-            memcpy(r->state_hist, sm->iv_hist, sizeof r->state_hist);
-            r->l1_accesses = sm->iv_l1_acc;
-            r->l1_hits = sm->iv_l1_hits;
-            r->l1_misses = sm->iv_l1_miss;
-            r->shared_accesses = sm->iv_shared;
-            r->bank_conflicts = sm->iv_conflicts;
-            uint32_t used = 0;
-            for (uint32_t k = 0; k < c->l1_mshrs; k++) used += sm->mshr[k] > end;
-            r->mshr_used = (uint16_t)(used > 65535 ? 65535 : used);
-            uint64_t bl = gs_res_backlog(&sm->lsu, end);
-            r->ldst_queue = (uint16_t)(bl > 65535 ? 65535 : bl);
+void gs_rec_on_memory_sample(gs_rec *r, const gs_rec_msample *row) {
+    if (r->opts.level < 2) return;
+    push(target(r, GS_STAGE_SAMPLES, row->sm), row);
+}
+
+void gs_rec_on_interval(gs_rec *r, const gs_rec_smc *sms, uint32_t nsm, const gs_rec_memc *parts, uint32_t nparts) {
+    if (r->opts.level < 1) return;
+    for (uint32_t i = 0; i < nsm; i++) push(&r->bufs[GS_REC_SM_COUNTERS], &sms[i]);
+    for (uint32_t i = 0; i < nparts; i++) push(&r->bufs[GS_REC_MEM_COUNTERS], &parts[i]);
+}
+
+void gs_rec_on_pc_stat(gs_rec *r, const gs_rec_pcstat *row) {
+    if (r->opts.level >= 1) push(&r->bufs[GS_REC_PC_STATS], row);
+}
+
+void gs_rec_stage_on(gs_rec *r) { r->staging = 1; }
+void gs_rec_stage_off(gs_rec *r) { r->staging = 0; }
+
+void gs_rec_stage_flush(gs_rec *r, uint32_t sm) {
+    for (int k = 0; k < GS_STAGE__COUNT; k++) {
+        gs_recbuf *s = &r->stage[sm * GS_STAGE__COUNT + k], *b = &r->bufs[STAGE_TABLE[k]];
+        if (!s->rows) continue;
+        if (!reserve(b, s->rows)) {
+            memcpy(b->data + b->rows * b->row_size, s->data, s->rows * s->row_size);
+            b->rows += s->rows;
         }
-        memset(sm->iv_hist, 0, sizeof sm->iv_hist);
-        sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
-        sm->iv_shared = sm->iv_conflicts = 0;
-    }
-    /* memory partitions: one per DRAM channel, with the L2 slices interleaved onto them */
-    for (uint32_t p = 0; p < c->dram_channels; p++) {
-        gs_rec_memc *r = gs_rec_push(ts, GS_REC_MEM_COUNTERS);
-        gs_dram *d = &ts->dram[p];
-        uint32_t acc = 0, hits = 0, miss = 0;
-        uint64_t q = 0;
-        for (uint32_t s = p; s < c->l2_slices; s += c->dram_channels) {
-            gs_l2slice *sl = &ts->l2[s];
-            acc += sl->iv_acc; hits += sl->iv_hits; miss += sl->iv_miss;
-            uint64_t bl = gs_cal_backlog(&sl->port, end);
-            if (bl > q) q = bl;
-            sl->iv_acc = sl->iv_hits = sl->iv_miss = 0;
-        }
-        if (r) {
-            r->cycle0 = start;
-            r->part = (uint16_t)p;
-            r->l2_accesses = acc;
-            r->l2_hits = hits;
-            r->l2_misses = miss;
-            r->dram_read_bytes = d->iv_rd;
-            r->dram_write_bytes = d->iv_wr;
-            uint64_t dq = gs_cal_backlog(&d->bus, end);
-            r->l2_queue = (uint16_t)(q > 65535 ? 65535 : q);
-            r->dram_queue = (uint16_t)(dq > 65535 ? 65535 : dq);
-        }
-        d->iv_rd = d->iv_wr = 0;
-    }
-}
-
-void gs_rec_interval(gs_tsim *ts, uint64_t now) {
-    if (ts->rec.level < 1) return;
-    uint64_t iv = ts->cfg.record_interval_cycles;
-    if (now == GS_NEVER) {                     /* the run ended: close the partial interval */
-        uint64_t start = ts->next_interval - iv;
-        close_interval(ts, start, ts->now > start ? ts->now : start);
-        ts->next_interval = GS_NEVER;
-        return;
-    }
-    while (ts->next_interval <= now) {
-        close_interval(ts, ts->next_interval - iv, ts->next_interval);
-        ts->next_interval += iv;
+        s->rows = 0;
     }
 }
 
@@ -205,38 +158,27 @@ static size_t sort_and_mark(gs_recbuf *b, size_t tfield, uint64_t mark) {
     return lo;
 }
 
-uint32_t gs_tsim_pending(gs_tsim *ts, int table) {
+uint32_t gs_rec_pending(const gs_rec *r, int table) {
     if (table < 0 || table >= GS_REC__COUNT) return 0;
-    return (uint32_t)(ts->bufs[table].rows > 0xffffffffu ? 0xffffffffu : ts->bufs[table].rows);
+    return (uint32_t)(r->bufs[table].rows > 0xffffffffu ? 0xffffffffu : r->bufs[table].rows);
 }
 
-uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows) {
+uint32_t gs_rec_drain(gs_rec *r, int table, void *out, uint32_t max_rows, uint64_t now, uint64_t mark, int finished) {
     if (table < 0 || table >= GS_REC__COUNT) return 0;
-    gs_recbuf *b = &ts->bufs[table];
+    gs_recbuf *b = &r->bufs[table];
     if (!b->rows) return 0;
     size_t avail = b->rows;
     /* with SMs simulated a quantum apart, events and samples of different SMs arrive out of time
      * order: only rows before the current cycle (which every SM has passed) are final */
-    if (!ts->finished && table == GS_REC_EVENTS)
-        avail = sort_and_mark(b, offsetof(gs_rec_event, cycle), ts->now);
-    else if (ts->finished && table == GS_REC_EVENTS)
-        sort_rows(b, offsetof(gs_rec_event, cycle));
+    if (table == GS_REC_EVENTS)
+        avail = finished ? (sort_rows(b, offsetof(gs_rec_event, cycle)), b->rows)
+                         : sort_and_mark(b, offsetof(gs_rec_event, cycle), now);
     if (table == GS_REC_MEM_SAMPLES)
-        avail = ts->finished ? (sort_rows(b, offsetof(gs_rec_msample, t_issue)), b->rows)
-                             : sort_and_mark(b, offsetof(gs_rec_msample, t_issue), ts->now);
-    if (table == GS_REC_WARP_STATES) {
-        /* stable order: sort, then hold back rows not yet final (after the last closed interval) */
-        sort_rows(b, offsetof(gs_rec_wstate, cycle));
-        if (!ts->finished) {
-            uint64_t mark = ts->next_interval == GS_NEVER ? GS_NEVER : ts->next_interval - ts->cfg.record_interval_cycles;
-            size_t lo = 0, hi = b->rows;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (((gs_rec_wstate *)(b->data + mid * b->row_size))->cycle < mark) lo = mid + 1; else hi = mid;
-            }
-            avail = lo;
-        }
-    }
+        avail = finished ? (sort_rows(b, offsetof(gs_rec_msample, t_issue)), b->rows)
+                         : sort_and_mark(b, offsetof(gs_rec_msample, t_issue), now);
+    if (table == GS_REC_WARP_STATES)          /* rows after the last closed interval are not final */
+        avail = finished ? (sort_rows(b, offsetof(gs_rec_wstate, cycle)), b->rows)
+                         : sort_and_mark(b, offsetof(gs_rec_wstate, cycle), mark);
     size_t n = avail < max_rows ? avail : max_rows;
     memcpy(out, b->data, n * b->row_size);
     memmove(b->data, b->data + n * b->row_size, (b->rows - n) * b->row_size);

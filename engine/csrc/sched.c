@@ -6,7 +6,7 @@
  *   two_level: only the `sm.two_level_active` oldest warps that are not waiting on a long-latency
  *     (memory) result compete, in round-robin order; the others wait in the pending set.
  */
-#include "sched.h"
+#include "warpsched.h"
 
 static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now, uint64_t *next) {
     if (!tw->w || tw->done || tw->blocked || tw->next_pc < 0) return 0;
@@ -78,9 +78,10 @@ static int pick_two_level(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now,
 }
 
 typedef int (*pick_fn)(gs_tsim *, gs_tsm *, gs_subcore *, uint64_t, uint64_t *);
-static const pick_fn POLICIES[] = {pick_gto, pick_lrr, pick_two_level};
+static const pick_fn POLICIES[GS_SCHED__COUNT] = {
+    [GS_SCHED_GTO] = pick_gto, [GS_SCHED_LRR] = pick_lrr, [GS_SCHED_TWO_LEVEL] = pick_two_level};
 
 int gs_sched_pick(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *min_next) {
     *min_next = GS_NEVER;
-    return POLICIES[ts->cfg.sm_scheduler < 3 ? ts->cfg.sm_scheduler : 0](ts, sm, sc, now, min_next);
+    return POLICIES[ts->cfg.sm_scheduler](ts, sm, sc, now, min_next);   /* checked at create */
 }

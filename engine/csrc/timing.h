@@ -10,10 +10,15 @@
 #include "internal.h"
 #include "cache.h"
 #include "calendar.h"
+#include "l1.h"
+#include "icnt.h"
+#include "l2.h"
+#include "dram.h"
+#include "pending.h"
+#include "rec.h"
 
 #define GS_NEVER UINT64_MAX
 #define GS_FIX 8                       /* resource times in 1/256 cycle */
-#define GS_FR_ROWS 8                   /* fr_fcfs: distinct rows per bank whose queued requests are tracked */
 
 /* A bandwidth resource. Contract: gs_res_take(r, t, cost) returns the cycle at which a request that
  * arrives at t starts service; the resource is then busy for cost/256 cycles. */
@@ -55,6 +60,8 @@ typedef struct gs_tw {
     uint64_t acc_t;                    /* states accounted up to here */
     uint64_t drain_at;                 /* outstanding stores complete */
     uint64_t start;                    /* cycle the warp became resident */
+    uint64_t nr_base, nr_fetch;        /* next_ready's inputs (its earliest cycle, the i-fetch), kept to */
+    uint8_t nr_state;                  /* recompute it when they or the registers were pending (tsm.c) */
 } gs_tw;
 
 typedef struct gs_tcta {
@@ -87,7 +94,7 @@ typedef struct gs_tsm {
     gs_cache l1;
     gs_res lsu;                        /* tag lookups */
     gs_res l1_data;                    /* data port bytes (shared and L1) */
-    gs_cal icnt_out, icnt_in;          /* SM <-> L2 ports */
+    gs_icnt_port icnt;                 /* SM <-> L2 ports */
     uint64_t *mshr;                    /* completion cycle per MSHR entry (ring) */
     uint32_t mshr_next;
     gs_cache icache;
@@ -96,42 +103,37 @@ typedef struct gs_tsm {
     uint32_t iv_hist[GS_WS__COUNT];
     uint64_t warp_res_since;           /* accounting of resident warps */
     int record_states;
+    uint64_t msample_count;
+    uint64_t last_issue;               /* the cycle of its last issue; issued_q: in this quantum */
+    int issued_q;
+    /* the quantum's deferred memory work (pending.h) and global atomics */
+    gs_pend pend;
+    gs_atomq atomq;
+    struct gs_worker *wk;              /* the thread that simulates this SM */
 } gs_tsm;
 
-typedef struct gs_l2slice {
-    gs_cache c;
-    gs_cal port;                       /* sectors in/out of the slice */
-    gs_cal atomic;                     /* the slice's atomic unit */
-    uint32_t iv_acc, iv_hits, iv_miss, iv_rd, iv_wr;
-} gs_l2slice;
-
-typedef struct gs_dram {
-    gs_cal bus;
-    uint64_t *open_row;                /* per bank GS_FR_ROWS rows + 1 (0: none); entry 0 is the open row */
-    uint64_t *row_used;                /* per bank and entry: when that row last served a request */
-    uint32_t iv_rd, iv_wr;
-} gs_dram;
-
-/* a growable array of recorded rows */
-typedef struct gs_recbuf {
-    uint8_t *data;
-    size_t rows, cap, row_size, head;
-} gs_recbuf;
+/* One simulation thread's private state: the SMs it runs use its functional context and add to its
+ * counters; the totals are sums, the same whichever thread counted what. */
+typedef struct gs_worker {
+    gs_ctx ctx;
+    gs_fault fault;
+    gs_func_stats fstats;
+    gs_tstats st;
+    uint64_t *pc_issued;               /* per pc */
+    uint64_t *pc_stalls;               /* per pc * GS_WS__COUNT */
+    uint64_t last_free_cycle, ctas_done;
+    int status, room, fault_sm;        /* fault_sm: the SM that faulted (the lowest one wins) */
+} gs_worker;
 
 struct gs_tsim {
     gs_tconfig cfg;
     gs_tsm *sms;
-    gs_l2slice *l2;
-    gs_dram *dram;
+    /* the shared memory system */
+    gs_icnt icnt;
+    gs_l2 l2;
+    gs_dram dram;
     /* derived config */
-    uint64_t dram_sector_cost;         /* fixed-point cycles per 32 bytes per channel (reads) */
-    uint64_t dram_sector_cost_w;       /* (writes) */
-    uint64_t l2_atomic_cost;           /* fixed-point cycles per atomic packet */
-    uint64_t l2_partial_cost;          /* fixed-point slice cycles of a write covering part of a sector */
-    uint32_t l1_line_shift, l1_sector_shift, l2_line_shift, l2_sector_shift;   /* log2 of the sizes */
-    uint64_t dram_latency, dram_row_miss;
-    uint64_t icnt_sector_cost, l2_sector_cost, l1_sector_cost;
-    uint32_t l1_lines_max;
+    uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
     /* the launch */
     int launched, finished, status, launched_once;
     gs_device *dev;
@@ -139,11 +141,16 @@ struct gs_tsim {
     gs_launch_desc desc;
     uint8_t *params;
     uint32_t param_bytes;
-    gs_ctx ctx;
+    gs_ctx ctx;                        /* the dispatcher's (CTA set-up); SMs use their worker's */
     gs_fault fault;
     gs_func_stats fstats;
+    /* threads */
+    uint32_t nthreads;
+    gs_worker *wk;                     /* nthreads */
+    struct gs_pool *pool;
+    uint64_t q_end;                    /* the quantum being simulated: [now, q_end) */
     uint64_t now, start_cycle, end_cycle;
-    uint64_t next_cta, total_ctas, ctas_done;
+    uint64_t next_cta, total_ctas;
     double dispatch_next;              /* GPU-wide CTA dispatcher: next launch no earlier than this */
     uint32_t rr;                       /* round-robin position of the dispatcher */
     int room;                          /* some SM may have room for a CTA */
@@ -152,14 +159,10 @@ struct gs_tsim {
     uint64_t age;
     uint64_t last_issue_cycle;
     uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed (kernel end) */
-    gs_tstats st;
-    uint64_t *pc_issued;               /* per pc */
-    uint64_t *pc_stalls;               /* per pc * GS_WS__COUNT */
+    gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */
-    gs_record_opts rec;
+    gs_rec rec;
     uint64_t next_interval;
-    gs_recbuf bufs[GS_REC__COUNT];
-    uint64_t msample_count;
 };
 
 /* tsm.c */
@@ -167,18 +170,18 @@ void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);
 int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now);
+/* after the memory phase: replace the markers left in the SM's scoreboards by their times */
+void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm);
+/* the closed interval's counters of the SM (and resets them) */
+void gs_tsm_interval_row(gs_tsim *ts, gs_tsm *sm, uint64_t start, uint64_t end, gs_rec_smc *row);
 
 /* tmem.c: memory instruction timing. Returns the cycle the destination registers are ready (or, for
- * stores, the cycle the data is globally performed: the warp's drain time). *kind: the wait state. */
+ * stores, the cycle the data is globally performed: the warp's drain time), possibly a marker
+ * (pending.h). *kind: the wait state. */
 uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind);
+void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm);
 void gs_tmem_flush(gs_tsim *ts);
-
-/* rec.c */
-void gs_rec_init(gs_tsim *ts);
-void gs_rec_free(gs_tsim *ts);
-void *gs_rec_push(gs_tsim *ts, int table);
-void gs_rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state, int32_t pc);
-void gs_rec_interval(gs_tsim *ts, uint64_t boundary);
-void gs_rec_emit_event(gs_tsim *ts, uint64_t cycle, int kind, int sm, uint32_t cta);
+/* the closed interval's counters of memory partition p (one per DRAM channel; resets them) */
+void gs_tmem_interval_row(gs_tsim *ts, uint32_t p, uint64_t start, uint64_t end, gs_rec_memc *row);
 
 #endif

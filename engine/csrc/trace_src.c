@@ -11,7 +11,7 @@ struct gs_tsrc {
     gs_trace *t;
     gs_trblock *blocks;               /* one per CTA slot: num_sms * max_ctas (only those in flight) */
     uint32_t max_ctas, nblocks;
-    size_t pc_cap;                    /* entries of ts->pc_issued / pc_stalls */
+    size_t pc_cap;                    /* entries of the workers' pc_issued / pc_stalls */
 };
 
 static int src_fault(gs_tsim *ts, const char *msg) {
@@ -21,20 +21,23 @@ static int src_fault(gs_tsim *ts, const char *msg) {
     return -1;
 }
 
-/* the per-PC statistics follow the instruction table as new PCs appear */
+/* the per-PC statistics (each simulation thread's) follow the instruction table as new PCs appear */
 static int grow_pc_stats(gs_tsim *ts, struct gs_tsrc *src) {
     size_t n = ts->prog->ninsts;
     if (n <= src->pc_cap) return 0;
     size_t c = src->pc_cap ? src->pc_cap : 64;
     while (c < n) c *= 2;
-    uint64_t *a = realloc(ts->pc_issued, c * sizeof *a);
-    if (!a) return src_fault(ts, "out of memory for per-PC statistics");
-    ts->pc_issued = a;
-    uint64_t *b = realloc(ts->pc_stalls, c * GS_WS__COUNT * sizeof *b);
-    if (!b) return src_fault(ts, "out of memory for per-PC statistics");
-    ts->pc_stalls = b;
-    memset(a + src->pc_cap, 0, (c - src->pc_cap) * sizeof *a);
-    memset(b + src->pc_cap * GS_WS__COUNT, 0, (c - src->pc_cap) * GS_WS__COUNT * sizeof *b);
+    for (uint32_t k = 0; k < ts->nthreads; k++) {
+        gs_worker *wk = &ts->wk[k];
+        uint64_t *a = realloc(wk->pc_issued, c * sizeof *a);
+        if (!a) return src_fault(ts, "out of memory for per-PC statistics");
+        wk->pc_issued = a;
+        uint64_t *b = realloc(wk->pc_stalls, c * GS_WS__COUNT * sizeof *b);
+        if (!b) return src_fault(ts, "out of memory for per-PC statistics");
+        wk->pc_stalls = b;
+        memset(a + src->pc_cap, 0, (c - src->pc_cap) * sizeof *a);
+        memset(b + src->pc_cap * GS_WS__COUNT, 0, (c - src->pc_cap) * GS_WS__COUNT * sizeof *b);
+    }
     src->pc_cap = c;
     return 0;
 }
@@ -83,11 +86,12 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
     const gs_trrec *r = &b->recs[wr->first + wr->pos++];
     const gs_trpc *p = &t->pcs[r->idx];
     uint32_t mask = r->mask;
-    ts->fstats.warp_insts++;
-    ts->fstats.thread_insts += (uint32_t)__builtin_popcount(mask);
-    ts->fstats.op_counts[t->prog.x[r->idx].op]++;
+    gs_func_stats *fs = &sm->wk->fstats;            /* this SM's thread's counters (tsim.c) */
+    fs->warp_insts++;
+    fs->thread_insts += (uint32_t)__builtin_popcount(mask);
+    fs->op_counts[t->prog.x[r->idx].op]++;
     w->insts++;
-    ts->ctx.nmext = 0;
+    sm->wk->ctx.nmext = 0;
     if (r->aoff != UINT64_MAX) {
         const uint64_t *a = b->addrs + r->aoff;
         uint32_t k = 0;

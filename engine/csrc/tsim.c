@@ -10,9 +10,11 @@
  * All shared resources are FCFS reservations, so the order of SMs within a cycle only breaks ties.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "timing.h"
+#include "pool.h"
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -39,6 +41,15 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
     NEED(c->gpu_cta_dispatch_per_cycle > 0, "gpu.cta_dispatch_per_cycle must be > 0");
     NEED(c->record_interval_cycles >= 1 && c->record_mem_sample_period >= 1, "record periods must be >= 1");
     NEED(c->sim_quantum_cycles >= 1, "sim.quantum_cycles must be >= 1");
+    /* the memory phase's exactness: nothing an SM sends beyond itself may come back within a quantum */
+    uint64_t lookahead = 1 + c->l1_hit_latency_cycles / 2 + c->icnt_latency_cycles + c->l2_hit_latency_cycles;
+    NEED(c->sim_quantum_cycles <= lookahead,
+         "sim.quantum_cycles = %u is longer than the memory system's round trip (%llu cycles: 1 + l1.hit_latency_cycles / 2 "
+         "+ icnt.latency_cycles + l2.hit_latency_cycles)", c->sim_quantum_cycles, (unsigned long long)lookahead);
+    NEED(c->sm_scheduler < GS_SCHED__COUNT, "sm.scheduler = %u is not a scheduler", c->sm_scheduler);
+    NEED(c->sm_icache < GS_ICACHE__COUNT, "sm.icache = %u is not an i-cache model", c->sm_icache);
+    NEED(c->l2_hash < GS_L2_HASH__COUNT, "l2.hash = %u is not a hash", c->l2_hash);
+    NEED(c->dram_policy < GS_DRAM__COUNT, "dram.policy = %u is not a row policy", c->dram_policy);
     NEED(c->l1_carveouts_kib_count >= 1 && c->l1_carveouts_kib_count <= 16, "l1.carveouts_kib needs 1..16 values");
     for (int u = 0; u < GS_U__COUNT; u++)
         NEED(c->pipes_latency_cycles[u] >= 1 && c->pipes_interval_cycles[u] >= 1, "pipe %d: latency and interval must be >= 1", u);
@@ -53,59 +64,40 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->cfg = *cfg;
     const gs_tconfig *c = &ts->cfg;
     ts->sms = calloc(c->gpu_num_sms, sizeof *ts->sms);
-    ts->l2 = calloc(c->l2_slices, sizeof *ts->l2);
-    ts->dram = calloc(c->dram_channels, sizeof *ts->dram);
-    int bad = !ts->sms || !ts->l2 || !ts->dram;
+    uint32_t nt = c->sim_threads;
+    if (nt == 0) {                                      /* the cores this process may run on */
+        cpu_set_t cs;
+        nt = sched_getaffinity(0, sizeof cs, &cs) == 0 ? (uint32_t)CPU_COUNT(&cs) : 1;
+    }
+    if (nt > c->gpu_num_sms) nt = c->gpu_num_sms;
+    if (nt < 1) nt = 1;
+    ts->nthreads = nt;
+    ts->wk = calloc(nt, sizeof *ts->wk);
+    int bad = !ts->sms || !ts->wk || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
+              gs_rec_init(&ts->rec, c->gpu_num_sms) || !(ts->pool = gs_pool_create(nt));
+    gs_icnt_init(&ts->icnt, c);
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
         gs_tsm *sm = &ts->sms[s];
         sm->id = (int)s;
+        sm->wk = ts->wk ? &ts->wk[s % nt] : NULL;
         sm->tw = calloc(c->sm_max_warps, sizeof *sm->tw);
         sm->ctas = calloc(c->sm_max_ctas, sizeof *sm->ctas);
         sm->sc = calloc(c->sm_subcores, sizeof *sm->sc);
         sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || gs_cal_init(&sm->icnt_in) || gs_cal_init(&sm->icnt_out);
-        if (!bad && c->sm_icache == 1)
+        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || gs_icnt_port_init(&sm->icnt);
+        if (!bad && c->sm_icache == GS_ICACHE_MODEL)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
                                 c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
-    }
-    uint64_t l2_lines_per_slice = (uint64_t)c->l2_size_kib * 1024 / c->l2_line_bytes / c->l2_slices;
-    for (uint32_t i = 0; i < c->l2_slices && !bad; i++)
-        bad = gs_cache_init(&ts->l2[i].c, l2_lines_per_slice * c->l2_line_bytes, c->l2_line_bytes,
-                            c->l2_sector_bytes, c->l2_assoc) != 0 || gs_cal_init(&ts->l2[i].port) ||
-              gs_cal_init(&ts->l2[i].atomic);
-    for (uint32_t i = 0; i < c->dram_channels && !bad; i++) {
-        size_t rows = (size_t)c->dram_banks * GS_FR_ROWS;
-        bad = !(ts->dram[i].open_row = calloc(rows, sizeof(uint64_t))) ||
-              !(ts->dram[i].row_used = calloc(rows, sizeof(uint64_t))) || gs_cal_init(&ts->dram[i].bus);
     }
     if (bad) {
         snprintf(err, errlen, "out of memory building the GPU");
         gs_tsim_destroy(ts);
         return NULL;
     }
-    /* derived rates (fixed point, 1/256 cycle) */
-    double clk = c->gpu_sm_clock_mhz * 1e6;
-    double dram_bpc = c->dram_bandwidth_gbps * 1e9 * c->dram_efficiency / clk / c->dram_channels;
-    ts->dram_sector_cost = (uint64_t)llround(c->l2_sector_bytes / dram_bpc * 256.0);
-    if (ts->dram_sector_cost == 0) ts->dram_sector_cost = 1;
-    ts->dram_sector_cost_w = (uint64_t)llround(ts->dram_sector_cost * c->dram_efficiency / c->dram_write_efficiency);
-    ts->l2_atomic_cost = (uint64_t)llround(256.0 * c->l2_atomic_packet_cycles);
-    ts->l2_partial_cost = (uint64_t)llround(256.0 * c->l2_partial_write_cycles);
     ts->l1_line_shift = (uint32_t)__builtin_ctz(c->l1_line_bytes);
     ts->l1_sector_shift = (uint32_t)__builtin_ctz(c->l1_sector_bytes);
-    ts->l2_line_shift = (uint32_t)__builtin_ctz(c->l2_line_bytes);
-    ts->l2_sector_shift = (uint32_t)__builtin_ctz(c->l2_sector_bytes);
-    if (ts->l2_partial_cost < ts->l2_sector_cost) ts->l2_partial_cost = ts->l2_sector_cost;
-    if (ts->l2_atomic_cost == 0) ts->l2_atomic_cost = 1;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
         ts->sms[s].part = (uint32_t)((uint64_t)s * c->l2_partitions / c->gpu_num_sms);
-    ts->dram_latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
-    ts->dram_row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
-    ts->icnt_sector_cost = (uint64_t)c->l1_sector_bytes * 256 / c->icnt_sm_bytes_per_cycle;
-    ts->l2_sector_cost = (uint64_t)c->l2_sector_bytes * 256 / c->l2_bytes_per_cycle;
-    if (!ts->icnt_sector_cost) ts->icnt_sector_cost = 1;
-    if (!ts->l2_sector_cost) ts->l2_sector_cost = 1;
-    gs_rec_init(ts);
     return ts;
 }
 
@@ -124,8 +116,10 @@ static void free_launch(gs_tsim *ts) {
             for (uint32_t k = 0; k < ts->cfg.sm_max_ctas; k++) { gs_cta_free(&sm->ctas[k].cta); sm->ctas[k].used = 0; }
     }
     free(ts->params); ts->params = NULL;
-    free(ts->pc_issued); ts->pc_issued = NULL;
-    free(ts->pc_stalls); ts->pc_stalls = NULL;
+    for (uint32_t k = 0; ts->wk && k < ts->nthreads; k++) {
+        free(ts->wk[k].pc_issued); ts->wk[k].pc_issued = NULL;
+        free(ts->wk[k].pc_stalls); ts->wk[k].pc_stalls = NULL;
+    }
     ts->launched = 0;
 }
 
@@ -135,16 +129,18 @@ void gs_tsim_destroy(gs_tsim *ts) {
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
         free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr);
-        gs_cal_free(&sm->icnt_in); gs_cal_free(&sm->icnt_out);
+        gs_pend_free(&sm->pend);
+        free(sm->atomq.data);
+        gs_icnt_port_free(&sm->icnt);
         gs_cache_free(&sm->l1);
         gs_cache_free(&sm->icache);
     }
-    for (uint32_t i = 0; ts->l2 && i < ts->cfg.l2_slices; i++) {
-        gs_cache_free(&ts->l2[i].c); gs_cal_free(&ts->l2[i].port); gs_cal_free(&ts->l2[i].atomic);
-    }
-    for (uint32_t i = 0; ts->dram && i < ts->cfg.dram_channels; i++) { free(ts->dram[i].open_row); free(ts->dram[i].row_used); gs_cal_free(&ts->dram[i].bus); }
-    free(ts->sms); free(ts->l2); free(ts->dram);
-    gs_rec_free(ts);
+    gs_l2_free(&ts->l2);
+    gs_dram_free(&ts->dram);
+    free(ts->sms);
+    gs_rec_free(&ts->rec);
+    gs_pool_destroy(ts->pool);
+    free(ts->wk);
     free(ts);
 }
 
@@ -265,17 +261,34 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         }
         memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
         sm->lsu.next_free = sm->l1_data.next_free = 0;
-        gs_cal_reset(&sm->icnt_in);
-        gs_cal_reset(&sm->icnt_out);
+        gs_icnt_port_reset(&sm->icnt);
         memset(sm->iv_hist, 0, sizeof sm->iv_hist);
         sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
         sm->iv_shared = sm->iv_conflicts = 0;
     }
-    for (uint32_t i = 0; i < c->l2_slices; i++) { gs_cal_reset(&ts->l2[i].port); gs_cal_reset(&ts->l2[i].atomic); }
-    for (uint32_t i = 0; i < c->dram_channels; i++) gs_cal_reset(&ts->dram[i].bus);
-    ts->pc_issued = calloc(prog->ninsts ? prog->ninsts : 1, sizeof *ts->pc_issued);
-    ts->pc_stalls = calloc((size_t)(prog->ninsts ? prog->ninsts : 1) * GS_WS__COUNT, sizeof *ts->pc_stalls);
-    if (!ts->pc_issued || !ts->pc_stalls) return launch_fault(fault, "out of memory", 0);
+    gs_l2_reset(&ts->l2);
+    gs_dram_reset(&ts->dram);
+    for (uint32_t k = 0; k < ts->nthreads; k++) {
+        gs_worker *wk = &ts->wk[k];
+        wk->pc_issued = calloc(prog->ninsts ? prog->ninsts : 1, sizeof *wk->pc_issued);
+        wk->pc_stalls = calloc((size_t)(prog->ninsts ? prog->ninsts : 1) * GS_WS__COUNT, sizeof *wk->pc_stalls);
+        if (!wk->pc_issued || !wk->pc_stalls) return launch_fault(fault, "out of memory", 0);
+        memset(&wk->st, 0, sizeof wk->st);
+        memset(&wk->fstats, 0, sizeof wk->fstats);
+        memset(&wk->fault, 0, sizeof wk->fault);
+        wk->ctx = ts->ctx;                             /* a private functional context per thread */
+        wk->ctx.fault = &wk->fault;
+        wk->ctx.stats = &wk->fstats;
+        wk->ctx.hot = NULL;
+        wk->last_free_cycle = wk->ctas_done = 0;
+        wk->status = GS_RUNNING;
+        wk->room = 0;
+    }
+    for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
+        ts->sms[s].pend.count = ts->sms[s].pend.nfix = 0;
+        ts->sms[s].atomq.used = 0;
+        ts->sms[s].msample_count = 0;
+    }
     memset(&ts->st, 0, sizeof ts->st);
     ts->st.ctas_per_sm = ts->ctas_per_sm;
     ts->st.warps_per_sm = ts->ctas_per_sm * ts->warps_per_cta;
@@ -284,12 +297,12 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->st.carveout_kib = carve;
     ts->st.occupancy_limiter = limiter;
     (void)LIMITERS;
-    if (rec) ts->rec = *rec; else memset(&ts->rec, 0, sizeof ts->rec);
+    gs_rec_begin(&ts->rec, rec);
+    const gs_record_opts *ro = &ts->rec.opts;
     int any_mask = 0;
-    for (int i = 0; i < 16; i++) any_mask |= ts->rec.sm_mask[i] != 0;
+    for (int i = 0; i < 16; i++) any_mask |= ro->sm_mask[i] != 0;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
-        ts->sms[s].record_states = ts->rec.level >= 2 &&
-            (!any_mask || ((ts->rec.sm_mask[s / 64] >> (s % 64)) & 1));
+        ts->sms[s].record_states = ro->level >= 2 && (!any_mask || ((ro->sm_mask[s / 64] >> (s % 64)) & 1));
     /* place the first wave: CTA k goes to SM k mod n, at the dispatcher's rate */
     /* one continuous timeline across launches: cache contents carry the cycles their data arrived */
     ts->now = ts->finished || ts->launched_once ? ts->end_cycle : 0;
@@ -297,7 +310,6 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->launched_once = 1;
     ts->finished = 0;
     ts->next_cta = 0;
-    ts->ctas_done = 0;
     ts->total_ctas = (uint64_t)desc->grid[0] * desc->grid[1] * desc->grid[2];
     ts->st.ctas = ts->total_ctas;
     ts->dispatch_next = (double)(ts->now + c->gpu_kernel_launch_cycles);
@@ -305,12 +317,65 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->next_interval = ts->now + c->record_interval_cycles;
     ts->status = GS_RUNNING;
     ts->launched = 1;
-    gs_rec_emit_event(ts, ts->now, 0, 0, 0);
+    gs_rec_on_event(&ts->rec, ts->now, GS_EV_KERNEL_START, 0, 0);
     ts->rr = 0;
     ts->room = 1;
     ts->last_free_cycle = ts->now;
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) gs_tsm_refresh_next(ts, &ts->sms[s]);
     return GS_RUNNING;
+}
+
+/* Recording intervals: close those that ended at or before `now` (GS_NEVER: the run ended, close
+ * the partial one). Every warp is accounted up to the boundary first, so the SM rows are complete. */
+static void close_interval(gs_tsim *ts, uint64_t start, uint64_t end) {
+    const gs_tconfig *c = &ts->cfg;
+    gs_rec_smc *sms = malloc((size_t)c->gpu_num_sms * sizeof *sms);
+    gs_rec_memc *parts = malloc((size_t)c->dram_channels * sizeof *parts);
+    for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
+        gs_tsm *sm = &ts->sms[s];
+        for (uint32_t w = 0; w < c->sm_max_warps; w++)
+            if (sm->tw[w].w) gs_tsm_account(ts, sm, &sm->tw[w], end);
+        gs_rec_smc row;
+        gs_tsm_interval_row(ts, sm, start, end, sms ? &sms[s] : &row);
+    }
+    for (uint32_t p = 0; p < c->dram_channels; p++) {
+        gs_rec_memc row;
+        gs_tmem_interval_row(ts, p, start, end, parts ? &parts[p] : &row);
+    }
+    if (sms && parts) gs_rec_on_interval(&ts->rec, sms, c->gpu_num_sms, parts, c->dram_channels);
+    free(sms);
+    free(parts);
+}
+
+static void close_intervals(gs_tsim *ts, uint64_t now) {
+    if (ts->rec.opts.level < 1) return;
+    uint64_t iv = ts->cfg.record_interval_cycles;
+    if (now == GS_NEVER) {
+        uint64_t start = ts->next_interval - iv;
+        close_interval(ts, start, ts->now > start ? ts->now : start);
+        ts->next_interval = GS_NEVER;
+        return;
+    }
+    while (ts->next_interval <= now) {
+        close_interval(ts, ts->next_interval - iv, ts->next_interval);
+        ts->next_interval += iv;
+    }
+}
+
+/* the statistics: the launch's and memory phase's, plus every thread's counters */
+static void totals(gs_tsim *ts, gs_tstats *out) {
+    *out = ts->st;
+    uint64_t *o = (uint64_t *)out;
+    const size_t n = offsetof(gs_tstats, ctas_per_sm) / sizeof(uint64_t);   /* the 64-bit counters */
+    out->ctas_done = 0;
+    for (uint32_t k = 0; k < ts->nthreads; k++) {
+        const gs_worker *wk = &ts->wk[k];
+        const uint64_t *w = (const uint64_t *)&wk->st;
+        for (size_t i = 0; i < n; i++) o[i] += w[i];
+        out->thread_insts += wk->fstats.thread_insts;
+        for (int op = 0; op < GS_OP__COUNT; op++) out->op_counts[op] += wk->fstats.op_counts[op];
+        out->ctas_done += wk->ctas_done;
+    }
 }
 
 static void finish(gs_tsim *ts) {
@@ -323,20 +388,20 @@ static void finish(gs_tsim *ts) {
     }
     ts->end_cycle = end + c->gpu_kernel_end_cycles;
     ts->st.cycles = ts->end_cycle - ts->start_cycle;
-    ts->st.thread_insts = ts->fstats.thread_insts;
-    memcpy(ts->st.op_counts, ts->fstats.op_counts, sizeof ts->st.op_counts);
-    gs_rec_interval(ts, GS_NEVER);           /* the last partial interval */
-    gs_rec_emit_event(ts, ts->end_cycle, 1, 0, 0);
-    if (ts->rec.level >= 1) {
+    close_intervals(ts, GS_NEVER);           /* the last partial interval */
+    gs_rec_on_event(&ts->rec, ts->end_cycle, GS_EV_KERNEL_END, 0, 0);
+    if (ts->rec.opts.level >= 1) {
         for (uint32_t pc = 0; pc < ts->prog->ninsts; pc++) {
-            uint64_t any = ts->pc_issued[pc];
-            for (int k = 0; k < GS_WS__COUNT && !any; k++) any = ts->pc_stalls[(size_t)pc * GS_WS__COUNT + k];
-            if (!any) continue;
-            gs_rec_pcstat *r = gs_rec_push(ts, GS_REC_PC_STATS);
-            if (!r) break;
-            r->pc = pc;
-            r->issued = ts->pc_issued[pc];
-            memcpy(r->stalls, &ts->pc_stalls[(size_t)pc * GS_WS__COUNT], sizeof r->stalls);
+            gs_rec_pcstat r;
+            memset(&r, 0, sizeof r);
+            r.pc = pc;
+            for (uint32_t k = 0; k < ts->nthreads; k++) {
+                r.issued += ts->wk[k].pc_issued[pc];
+                for (int j = 0; j < GS_WS__COUNT; j++) r.stalls[j] += ts->wk[k].pc_stalls[(size_t)pc * GS_WS__COUNT + j];
+            }
+            uint64_t any = r.issued;
+            for (int j = 0; j < GS_WS__COUNT && !any; j++) any = r.stalls[j];
+            if (any) gs_rec_on_pc_stat(&ts->rec, &r);
         }
     }
     ts->finished = 1;
@@ -394,6 +459,29 @@ static int deadlock(gs_tsim *ts, gs_fault *out) {
     return GS_FAULTED;
 }
 
+static int fail(gs_tsim *ts, gs_fault *out) {
+    ts->status = GS_FAULTED;
+    *out = ts->fault;
+    return GS_FAULTED;
+}
+
+/* One thread's share of a quantum [now, q_end): its SMs (every nthreads-th), each through its cycles. */
+static void run_sms(void *arg, uint32_t k) {
+    gs_tsim *ts = arg;
+    gs_worker *wk = &ts->wk[k];
+    uint64_t T = ts->now, E = ts->q_end;
+    for (uint32_t s = k; s < ts->cfg.gpu_num_sms && wk->status != GS_FAULTED; s += ts->nthreads) {
+        gs_tsm *sm = &ts->sms[s];
+        sm->issued_q = 0;
+        while (sm->next_event < E) {
+            uint64_t now = sm->next_event < T ? T : sm->next_event;
+            gs_tsm_cycle(ts, sm, now);
+            if (wk->status == GS_FAULTED) return;
+            if (sm->next_event <= now) sm->next_event = now + 1;
+        }
+    }
+}
+
 int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     if (!ts->launched) return launch_fault(out, "no kernel launched", 0);
     if (ts->status != GS_RUNNING) {
@@ -404,36 +492,55 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     uint64_t stop = ts->now + budget;
     uint64_t q = c->sim_quantum_cycles ? c->sim_quantum_cycles : 1;
     while (ts->now < stop) {
-        /* one quantum [T, E): the dispatcher places CTAs, then each SM runs its cycles in [T, E) in
-         * turn (locality of the host's caches); shared resources take out-of-order bookings */
+        /* one quantum [T, E): the dispatcher places CTAs; then every SM runs its cycles in [T, E) (on
+         * the threads); then the memory phase, SM by SM in index order: its deferred requests through
+         * the interconnect, L2 and DRAM and its global atomics, as the serial engine made them */
         uint64_t T = ts->now, E = T + q;
-        if (ts->rec.level >= 1 && T >= ts->next_interval) gs_rec_interval(ts, T);
+        if (ts->rec.opts.level >= 1 && T >= ts->next_interval) close_intervals(ts, T);
         uint64_t next = dispatch(ts, T, E);
         if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
+        ts->q_end = E;
+        gs_rec_stage_on(&ts->rec);
+        gs_pool_run(ts->pool, run_sms, ts);
+        gs_rec_stage_off(&ts->rec);
+        int faulted = -1;
+        for (uint32_t k = 0; k < ts->nthreads; k++) {
+            gs_worker *wk = &ts->wk[k];
+            if (wk->status == GS_FAULTED && (faulted < 0 || wk->fault_sm < ts->wk[faulted].fault_sm)) faulted = (int)k;
+            if (wk->room) { ts->room = 1; wk->room = 0; }
+            if (wk->last_free_cycle > ts->last_free_cycle) ts->last_free_cycle = wk->last_free_cycle;
+        }
+        if (faulted >= 0) {                             /* the lowest SM's fault, whatever the threads */
+            ts->fault = ts->wk[faulted].fault;
+            return fail(ts, out);
+        }
         for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
             gs_tsm *sm = &ts->sms[s];
-            while (sm->next_event < E) {
-                uint64_t now = sm->next_event < T ? T : sm->next_event;
-                gs_tsm_cycle(ts, sm, now);
-                if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
-                if (sm->next_event <= now) sm->next_event = now + 1;
+            if (sm->atomq.used) gs_atomq_apply(&sm->atomq);
+            if (sm->pend.count || sm->pend.nfix) {
+                if (sm->pend.oom || sm->atomq.oom) {
+                    gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_INVALID, -1, 0, 0, "out of host memory for the memory phase");
+                    return fail(ts, out);
+                }
+                gs_tmem_resolve(ts, sm);
+                gs_tsm_settle(ts, sm);
             }
+            gs_rec_stage_flush(&ts->rec, s);
+            if (sm->issued_q) ts->last_issue_cycle = sm->last_issue;
             if (sm->next_event < next) next = sm->next_event;
         }
         if (ts->desc.max_cycles && E - ts->start_cycle > ts->desc.max_cycles) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_LIMIT, -1, 0, 0, "cycle cap reached: %llu cycles (max_cycles)",
                          (unsigned long long)ts->desc.max_cycles);
-            ts->status = GS_FAULTED;
-            *out = ts->fault;
-            return GS_FAULTED;
+            return fail(ts, out);
         }
-        if (ts->desc.max_warp_insts && ts->st.warp_insts > ts->desc.max_warp_insts) {
+        uint64_t warp_insts = ts->st.warp_insts;
+        for (uint32_t k = 0; k < ts->nthreads; k++) warp_insts += ts->wk[k].st.warp_insts;
+        if (ts->desc.max_warp_insts && warp_insts > ts->desc.max_warp_insts) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_LIMIT, -1, 0, 0,
                          "instruction cap reached: %llu warp instructions (max_warp_insts)",
                          (unsigned long long)ts->desc.max_warp_insts);
-            ts->status = GS_FAULTED;
-            *out = ts->fault;
-            return GS_FAULTED;
+            return fail(ts, out);
         }
         if (all_idle(ts)) {
             ts->now = max64(ts->last_free_cycle, ts->last_issue_cycle + 1);
@@ -449,12 +556,16 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
 }
 
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out) {
-    *out = ts->st;
-    out->ctas_done = ts->ctas_done;
-    if (!ts->finished) {
-        out->cycles = ts->now - ts->start_cycle;
-        out->thread_insts = ts->fstats.thread_insts;
-    }
+    totals(ts, out);
+    if (!ts->finished) out->cycles = ts->now - ts->start_cycle;
 }
 
 uint64_t gs_tsim_cycle(gs_tsim *ts) { return ts->now; }
+uint32_t gs_tsim_threads(gs_tsim *ts) { return ts->nthreads; }
+
+uint32_t gs_tsim_pending(gs_tsim *ts, int table) { return gs_rec_pending(&ts->rec, table); }
+
+uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows) {
+    uint64_t mark = ts->next_interval == GS_NEVER ? GS_NEVER : ts->next_interval - ts->cfg.record_interval_cycles;
+    return gs_rec_drain(&ts->rec, table, out, max_rows, ts->now, mark, ts->finished);
+}

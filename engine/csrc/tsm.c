@@ -6,7 +6,7 @@
  *               its next instruction reads or writes is ready), and the instruction's pipe on this
  *               sub-core is free (unit_free <= now);
  *   pick      = the scheduler policy (sched.c) among eligible warps;
- *   execute   = gs_warp_step (exact results, addresses for the memory model);
+ *   execute   = source_step: gs_warp_step (exact results, addresses for the memory model);
  *   latency   = the pipe's latency, or the completion the memory model computes; written registers get
  *               that ready cycle and a wait-state kind (wait / short_scoreboard / long_scoreboard).
  * Warp states are accounted lazily in run-length segments: [last issue+1, ready_at) in the wait state,
@@ -14,19 +14,36 @@
  */
 #include <stdlib.h>
 #include "timing.h"
-#include "sched.h"
+#include "warpsched.h"
 #include "trace_src.h"
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* a warp-state change to the recorder (runs of one state are one row) */
+static void rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state, int32_t pc) {
+    if (tw->rec_state == state && state != GS_WS_SELECTED) return;
+    tw->rec_state = (uint8_t)state;
+    gs_rec_wstate r;
+    memset(&r, 0, sizeof r);
+    r.cycle = cycle;
+    r.sm = (uint16_t)sm->id;
+    r.slot = tw->slot;
+    r.state = (uint8_t)state;
+    r.cta = tw->cta ? tw->cta->cta.linear : 0xffffffffu;
+    r.pc = pc >= 0 ? (uint32_t)pc : 0xffffffffu;
+    const gs_warp *w = tw->w;       /* the lanes of the reconvergence-stack top, which runs `pc` next */
+    r.active = (w && pc >= 0 && w->sp > 0) ? w->stack[w->sp - 1].mask & w->live : 0;
+    gs_rec_on_state(&ts->rec, &r);
+}
+
 static void add_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, int state, uint64_t from, uint64_t to) {
     if (to <= from) return;
     uint64_t d = to - from;
-    ts->st.state_cycles[state] += d;
+    sm->wk->st.state_cycles[state] += d;
     sm->iv_hist[state] += (uint32_t)d;
-    if (tw->next_pc >= 0) ts->pc_stalls[(size_t)tw->next_pc * GS_WS__COUNT + state] += d;
-    if (sm->record_states) gs_rec_state(ts, sm, tw, from, state, tw->next_pc);
+    if (tw->next_pc >= 0) sm->wk->pc_stalls[(size_t)tw->next_pc * GS_WS__COUNT + state] += d;
+    if (sm->record_states) rec_state(ts, sm, tw, from, state, tw->next_pc);
 }
 
 /* Account the warp's states from acc_t up to `until` (exclusive), given what we know at this point. */
@@ -57,31 +74,9 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
     tw->acc_t = until;
 }
 
-/* scoreboard: when can this warp's next instruction issue, and what is it waiting for */
-static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
-    gs_warp *w = tw->w;
-    int pc = gs_warp_next_pc(w);
-    tw->next_pc = pc;
-    if (pc < 0) return;
-    const gs_xinst *x = &ts->prog->x[pc];
-    tw->next_unit = x->unit;
-    uint64_t r = earliest;
-    int state = default_state;
-    if (ts->cfg.sm_icache == 1 && sm->icache.sets) {      /* instruction fetch through the L0/L1 i-cache */
-        uint64_t line = (uint64_t)pc * ts->cfg.sm_inst_bytes / ts->cfg.sm_icache_line_bytes;
-        uint64_t set = gs_cache_set(&sm->icache, line);
-        int64_t idx = gs_cache_find(&sm->icache, line, set);
-        if (idx < 0) {
-            uint64_t evl;
-            uint8_t evd;
-            idx = gs_cache_alloc(&sm->icache, line, set, &evl, &evd);
-            sm->icache.valid[idx] = 1;
-            sm->icache.ready[(size_t)idx * sm->icache.nsect] = earliest + ts->cfg.sm_icache_miss_cycles;
-            ts->st.icache_misses++;
-        }
-        uint64_t t = sm->icache.ready[(size_t)idx * sm->icache.nsect];
-        if (t > r) { r = t; state = GS_WS_NO_INSTRUCTION; }
-    }
+/* scoreboard: when can instruction x issue, from `r` in `state` on: the last of its registers and
+ * predicates to be ready, and the wait state that one was given (values may be markers) */
+static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state) {
     for (uint32_t i = 0; i < x->nrd; i++) {
         uint64_t t = tw->reg_ready[x->rd[i]];
         if (t > r) { r = t; state = tw->reg_kind[x->rd[i]]; }
@@ -100,7 +95,47 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     }
     tw->ready_at = r;
     tw->wait_state = (uint8_t)state;
+}
+
+/* from `earliest` (default state) and the instruction fetch, then the scoreboard */
+static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t fetch, int state) {
+    uint64_t r = earliest;
+    if (fetch > r) { r = fetch; state = GS_WS_NO_INSTRUCTION; }
+    scoreboard(tw, x, r, state);
+}
+
+/* when can this warp's next instruction issue, and what is it waiting for */
+static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
+    gs_warp *w = tw->w;
+    int pc = gs_warp_next_pc(w);
+    tw->next_pc = pc;
+    if (pc < 0) return;
+    const gs_xinst *x = &ts->prog->x[pc];
+    tw->next_unit = x->unit;
+    uint64_t fetch = 0;
+    if (ts->cfg.sm_icache == GS_ICACHE_MODEL && sm->icache.sets) {      /* instruction fetch through the L0/L1 i-cache */
+        uint64_t line = (uint64_t)pc * ts->cfg.sm_inst_bytes / ts->cfg.sm_icache_line_bytes;
+        uint64_t set = gs_cache_set(&sm->icache, line);
+        int64_t idx = gs_cache_find(&sm->icache, line, set);
+        uint64_t *ready;
+        if (idx < 0) {
+            uint64_t evl;
+            uint8_t evd;
+            idx = gs_cache_alloc(&sm->icache, line, set, &evl, &evd);
+            sm->icache.valid[idx] = 1;
+            ready = &sm->icache.ready[(size_t)idx * sm->icache.nsect];
+            *ready = gs_pend_max(&sm->pend, earliest, ts->cfg.sm_icache_miss_cycles, 0);
+            if (gs_is_pend(*ready)) sm->pend.n[*ready - GS_PEND].wb = ready;
+            sm->wk->st.icache_misses++;
+        }
+        fetch = sm->icache.ready[(size_t)idx * sm->icache.nsect];
+    }
+    tw->nr_base = earliest;
+    tw->nr_fetch = fetch;
+    tw->nr_state = (uint8_t)default_state;
+    ready_from(tw, x, earliest, fetch, default_state);
     tw->throttle_until = 0;
+    if (gs_is_pend(tw->ready_at)) gs_pend_fix(&sm->pend, tw->slot, GS_FIX_READY, 0);
 }
 
 static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
@@ -146,27 +181,43 @@ static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64
     }
 }
 
+/* The instruction source: the warp's next instruction at `now` on this SM — executed by the functional
+ * core (exact results, and the lane addresses the memory model times), or, in a trace-driven launch
+ * (trace_src.c), taken from the trace with nothing executed. Returns the handler result (GS_X_FAULT:
+ * the worker's fault is set). */
+static inline int source_step(gs_tsim *ts, gs_worker *wk, gs_tsm *sm, gs_tw *tw, uint64_t now) {
+    if (ts->prog->trace) return gs_tsrc_step(ts, sm, tw);
+    wk->ctx.clock = now;
+    wk->ctx.smid = (uint32_t)sm->id;
+    wk->ctx.defer_atomics = &sm->atomq;
+    return gs_warp_step(&wk->ctx, tw->w);
+}
+
 static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
     const gs_tconfig *cf = &ts->cfg;
+    gs_worker *wk = sm->wk;
+    gs_pend *pd = &sm->pend;
     gs_warp *w = tw->w;
     int pc = tw->next_pc;
     const gs_xinst *x = &ts->prog->x[pc];
     gs_tsm_account(ts, sm, tw, now);
     add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
     tw->acc_t = now + 1;
-    ts->pc_issued[pc]++;
-    ts->ctx.clock = now;
-    ts->ctx.smid = (uint32_t)sm->id;
-    uint64_t ti0 = ts->fstats.thread_insts;
-    /* trace-driven kernels (trace_src.c): the instruction comes from the trace, nothing executes */
-    int r = ts->prog->trace ? gs_tsrc_step(ts, sm, tw) : gs_warp_step(&ts->ctx, w);
-    if (r == GS_X_FAULT) { ts->status = GS_FAULTED; return; }
-    uint32_t active = (uint32_t)(ts->fstats.thread_insts - ti0);
-    ts->st.warp_insts++;
-    ts->st.unit_insts[x->unit]++;
+    wk->pc_issued[pc]++;
+    uint64_t ti0 = wk->fstats.thread_insts;
+    int r = source_step(ts, wk, sm, tw, now);
+    if (r == GS_X_FAULT) {
+        if (wk->status != GS_FAULTED) wk->fault_sm = sm->id;
+        wk->status = GS_FAULTED;
+        return;
+    }
+    uint32_t active = (uint32_t)(wk->fstats.thread_insts - ti0);
+    wk->st.warp_insts++;
+    wk->st.unit_insts[x->unit]++;
     sm->iv_issued++;
     sm->iv_thread_insts += active;
-    ts->last_issue_cycle = now;
+    sm->last_issue = now;
+    sm->issued_q = 1;
     int unit = x->unit;
     uint64_t interval = cf->pipes_interval_cycles[unit], tensor_extra = 0;
     if (unit == GS_U_TENSOR && (x->op == GS_OP_MMA || x->op == GS_OP_WMMA_MMA || x->op == GS_OP_WGMMA_MMA)) {
@@ -188,7 +239,9 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     } else if (is_mem) {
         done = gs_tmem_issue(ts, sm, tw, x, now, &kind);
         if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain only */
-            if (done > tw->drain_at) tw->drain_at = done;
+            uint64_t d = gs_pend_max(pd, done, 0, tw->drain_at);
+            if (gs_is_pend(d) && d != tw->drain_at) gs_pend_fix(pd, tw->slot, GS_FIX_DRAIN, 0);
+            tw->drain_at = d;
             done = now + 1;
         }
     } else {
@@ -198,13 +251,17 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     for (uint32_t i = 0; i < x->nwr; i++) {
         tw->reg_ready[x->wr[i]] = done;
         tw->reg_kind[x->wr[i]] = kind;
+        if (gs_is_pend(done)) gs_pend_fix(pd, tw->slot, GS_FIX_REG, x->wr[i]);
     }
-    for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) tw->pred_ready[x->pwr[i]] = done;
+    for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) {
+        tw->pred_ready[x->pwr[i]] = done;
+        if (gs_is_pend(done)) gs_pend_fix(pd, tw->slot, GS_FIX_PRED, (uint32_t)x->pwr[i]);
+    }
     /* what happens next for this warp */
     uint64_t earliest = now + cf->sm_dispatch_latency_cycles;
     int dflt = GS_WS_WAIT;
     if (unit == GS_U_BRANCH) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
-    if (x->op == GS_OP_MEMBAR) { earliest = max64(earliest, tw->drain_at); dflt = GS_WS_MEMBAR; }
+    if (x->op == GS_OP_MEMBAR) { earliest = gs_pend_max(pd, tw->drain_at, 0, earliest); dflt = GS_WS_MEMBAR; }
     if (x->op == GS_OP_BAR) {
         earliest = now + cf->sm_barrier_latency_cycles + cf->sm_barrier_per_warp_cycles * ts->warps_per_cta;
         dflt = GS_WS_BARRIER;
@@ -235,14 +292,14 @@ static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now) {
 }
 
 static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
-    gs_rec_emit_event(ts, now, 3, sm->id, tc->cta.linear);
+    gs_rec_on_event(&ts->rec, now, GS_EV_CTA_END, sm->id, tc->cta.linear);
     tc->used = 0;
     sm->ctas_used--;
     sm->threads_used -= tc->cta.nthreads;
     sm->shared_used -= tc->shared_alloc;
     sm->regs_used -= ts->regs_per_warp * tc->nslots;
-    ts->ctas_done++;
-    ts->room = 1;                                   /* the dispatcher may place a CTA again */
+    sm->wk->ctas_done++;
+    sm->wk->room = 1;                               /* the dispatcher may place a CTA again */
 }
 
 static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
@@ -252,9 +309,9 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         if (!tw->w || !tw->done) continue;
         if (tw->drain_at > now) { if (tw->drain_at < nd) nd = tw->drain_at; continue; }
         gs_tsm_account(ts, sm, tw, tw->drain_at);
-        if (tw->drain_at > ts->last_free_cycle) ts->last_free_cycle = tw->drain_at;
-        if (sm->record_states) gs_rec_state(ts, sm, tw, tw->drain_at, GS_WS_IDLE, -1);
-        ts->st.warp_cycles += tw->drain_at - tw->start;
+        if (tw->drain_at > sm->wk->last_free_cycle) sm->wk->last_free_cycle = tw->drain_at;
+        if (sm->record_states) rec_state(ts, sm, tw, tw->drain_at, GS_WS_IDLE, -1);
+        sm->wk->st.warp_cycles += tw->drain_at - tw->start;
         gs_tcta *tc = tw->cta;
         tw->w = NULL;
         tw->cta = NULL;
@@ -291,7 +348,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
     sm->threads_used += tc->cta.nthreads;
     sm->shared_used += ts->shared_per_cta;
     sm->regs_used += ts->regs_per_warp * tc->cta.nwarps;
-    gs_rec_emit_event(ts, now, 2, sm->id, tc->cta.linear);
+    gs_rec_on_event(&ts->rec, now, GS_EV_CTA_START, sm->id, tc->cta.linear);
     uint32_t s = 0;
     for (uint32_t k = 0; k < tc->cta.nwarps; k++) {
         while (s < ts->cfg.sm_max_warps && sm->tw[s].w) s++;
@@ -337,9 +394,9 @@ void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         uint64_t min_next = GS_NEVER;
         int pick = gs_sched_pick(ts, sm, sc, now, &min_next);
         if (pick >= 0) {
-            ts->st.issue_cycles++;
+            sm->wk->st.issue_cycles++;
             issue(ts, sm, sc, &sm->tw[pick], now);
-            if (ts->status == GS_FAULTED) return;
+            if (sm->wk->status == GS_FAULTED) return;
             sc->last = pick;
             sc->next_check = now + 1;
         } else {
@@ -348,4 +405,54 @@ void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
     }
     if (sm->min_drain <= now + 1) finish_drains(ts, sm, now);
     gs_tsm_refresh_next(ts, sm);
+}
+
+void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
+    gs_pend *pd = &sm->pend;
+    for (uint32_t i = 0; i < pd->nfix; i++) {     /* registers, predicates, drains: their times */
+        gs_pfix *f = &pd->fix[i];
+        gs_tw *tw = &sm->tw[f->slot];
+        if (f->kind == GS_FIX_REG) tw->reg_ready[f->idx] = gs_pend_val(pd, tw->reg_ready[f->idx]);
+        else if (f->kind == GS_FIX_PRED) tw->pred_ready[f->idx] = gs_pend_val(pd, tw->pred_ready[f->idx]);
+        else if (f->kind == GS_FIX_DRAIN && gs_is_pend(tw->drain_at)) {
+            tw->drain_at = gs_pend_val(pd, tw->drain_at);
+            if (tw->done && tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
+        }
+    }
+    for (uint32_t i = 0; i < pd->nfix; i++) {     /* then the scoreboards that waited on them */
+        gs_pfix *f = &pd->fix[i];
+        gs_tw *tw = &sm->tw[f->slot];
+        if (f->kind != GS_FIX_READY || !tw->w || tw->done || tw->blocked || tw->next_pc < 0 || !gs_is_pend(tw->ready_at))
+            continue;
+        ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state);
+        gs_subcore *sc = &sm->sc[tw->slot % ts->cfg.sm_subcores];
+        if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
+    }
+    pd->count = pd->nfix = 0;
+    gs_tsm_refresh_next(ts, sm);
+}
+
+void gs_tsm_interval_row(gs_tsim *ts, gs_tsm *sm, uint64_t start, uint64_t end, gs_rec_smc *r) {
+    const gs_tconfig *c = &ts->cfg;
+    memset(r, 0, sizeof *r);
+    r->cycle0 = start;
+    r->sm = (uint16_t)sm->id;
+    r->warps_active = (uint16_t)sm->warps_used;
+    r->ctas_active = (uint16_t)sm->ctas_used;
+    r->issued = sm->iv_issued;
+    r->thread_insts = sm->iv_thread_insts;
+    memcpy(r->state_hist, sm->iv_hist, sizeof r->state_hist);
+    r->l1_accesses = sm->iv_l1_acc;
+    r->l1_hits = sm->iv_l1_hits;
+    r->l1_misses = sm->iv_l1_miss;
+    r->shared_accesses = sm->iv_shared;
+    r->bank_conflicts = sm->iv_conflicts;
+    uint32_t used = 0;
+    for (uint32_t k = 0; k < c->l1_mshrs; k++) used += sm->mshr[k] > end;
+    r->mshr_used = (uint16_t)(used > 65535 ? 65535 : used);
+    uint64_t bl = gs_res_backlog(&sm->lsu, end);
+    r->ldst_queue = (uint16_t)(bl > 65535 ? 65535 : bl);
+    memset(sm->iv_hist, 0, sizeof sm->iv_hist);
+    sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
+    sm->iv_shared = sm->iv_conflicts = 0;
 }

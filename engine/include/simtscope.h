@@ -338,6 +338,12 @@ enum gs_wstate_kind {
     GS_WS_SLEEPING, GS_WS_TEX_THROTTLE, GS_WS_MISC, GS_WS_DONE, GS_WS__COUNT
 };
 
+/* Choice-valued settings: the config's string values in this order (engine/config.py's lists). */
+enum gs_sched_policy { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SCHED__COUNT };
+enum gs_icache_model { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
+enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
+enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
+
 /* The flat configuration (engine/config.py fills it; field = TOML key with '.' -> '_'). */
 typedef struct gs_tconfig {
     uint32_t gpu_num_sms;
@@ -347,8 +353,8 @@ typedef struct gs_tconfig {
     uint32_t sm_subcores, sm_max_warps, sm_max_ctas, sm_max_threads, sm_registers, sm_reg_alloc_unit;
     uint32_t sm_max_regs_per_thread, sm_default_regs_per_thread;
     uint32_t sm_l1_shared_kib, sm_shared_max_kib, sm_shared_alloc_unit_bytes, sm_shared_cta_reserved_bytes;
-    uint32_t sm_scheduler, sm_two_level_active;           /* scheduler: 0 gto, 1 lrr, 2 two_level */
-    uint32_t sm_icache, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
+    uint32_t sm_scheduler, sm_two_level_active;           /* enum gs_sched_policy */
+    uint32_t sm_icache /* enum gs_icache_model */, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
@@ -360,17 +366,18 @@ typedef struct gs_tconfig {
     uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles;
     uint32_t icnt_latency_cycles, icnt_sm_bytes_per_cycle;
     uint32_t l2_size_kib, l2_slices, l2_line_bytes, l2_sector_bytes, l2_assoc, l2_hit_latency_cycles;
-    uint32_t l2_bytes_per_cycle, l2_hash, l2_partitions, l2_far_latency_cycles, l2_interleave_bytes;
+    uint32_t l2_bytes_per_cycle, l2_hash /* enum gs_l2_hash */, l2_partitions, l2_far_latency_cycles, l2_interleave_bytes;
     double l2_atomic_packet_cycles;
     uint32_t l2_atomic_latency_cycles;
     double l2_partial_write_cycles;
     uint32_t l2_dram_fetch_bytes;
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
-    uint32_t dram_policy, dram_banks, dram_row_bytes;
+    uint32_t dram_policy /* enum gs_dram_policy */, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
     uint32_t record_interval_cycles, record_mem_sample_period;
     uint32_t sim_quantum_cycles;
+    uint32_t sim_threads;          /* simulation threads; 0: the cores available */
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */
@@ -446,6 +453,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
 int gs_tsim_run(gs_tsim *ts, uint64_t cycle_budget, gs_fault *fault);
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out);
 uint64_t gs_tsim_cycle(gs_tsim *ts);
+uint32_t gs_tsim_threads(gs_tsim *ts);       /* the threads it simulates with (sim.threads resolved) */
 /* Contract: copies up to max_rows recorded rows of `table` (oldest first) into out and forgets them. */
 uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows);
 uint32_t gs_tsim_pending(gs_tsim *ts, int table);

@@ -1,0 +1,95 @@
+/* dram.c — DRAM channels and row-buffer policies (see dram.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dram.h"
+#include "hash.h"
+
+const gs_dram_policy_desc GS_DRAM_POLICIES[GS_DRAM__COUNT] = {
+    [GS_DRAM_FCFS] = {"fcfs", 0},
+    [GS_DRAM_OPEN_ROW] = {"open_row", 1},
+    [GS_DRAM_FR_FCFS] = {"fr_fcfs", GS_FR_ROWS},
+};
+
+int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st) {
+    memset(d, 0, sizeof *d);
+    d->nch = c->dram_channels;
+    d->banks = c->dram_banks;
+    d->row_bytes = c->dram_row_bytes;
+    d->sector_bytes = c->l2_sector_bytes;
+    d->policy = &GS_DRAM_POLICIES[c->dram_policy < GS_DRAM__COUNT ? c->dram_policy : GS_DRAM_OPEN_ROW];
+    d->st = st;
+    double clk = c->gpu_sm_clock_mhz * 1e6;
+    double bpc = c->dram_bandwidth_gbps * 1e9 * c->dram_efficiency / clk / c->dram_channels;
+    d->sector_cost = (uint64_t)llround(c->l2_sector_bytes / bpc * 256.0);
+    if (d->sector_cost == 0) d->sector_cost = 1;
+    d->sector_cost_w = (uint64_t)llround(d->sector_cost * c->dram_efficiency / c->dram_write_efficiency);
+    d->latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
+    d->row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
+    d->ch = calloc(d->nch, sizeof *d->ch);
+    if (!d->ch) return -1;
+    for (uint32_t i = 0; i < d->nch; i++) {
+        size_t rows = (size_t)d->banks * GS_FR_ROWS;
+        if (!(d->ch[i].open_row = calloc(rows, sizeof(uint64_t))) ||
+            !(d->ch[i].row_used = calloc(rows, sizeof(uint64_t))) || gs_cal_init(&d->ch[i].bus))
+            return -1;
+    }
+    return 0;
+}
+
+void gs_dram_free(gs_dram *d) {
+    for (uint32_t i = 0; d->ch && i < d->nch; i++) {
+        free(d->ch[i].open_row); free(d->ch[i].row_used); gs_cal_free(&d->ch[i].bus);
+    }
+    free(d->ch);
+    d->ch = NULL;
+}
+
+void gs_dram_reset(gs_dram *d) {
+    for (uint32_t i = 0; i < d->nch; i++) gs_cal_reset(&d->ch[i].bus);
+}
+
+void gs_dram_flush(gs_dram *d) {
+    for (uint32_t i = 0; i < d->nch; i++) {
+        memset(d->ch[i].open_row, 0, (size_t)d->banks * GS_FR_ROWS * sizeof(uint64_t));
+        memset(d->ch[i].row_used, 0, (size_t)d->banks * GS_FR_ROWS * sizeof(uint64_t));
+    }
+}
+
+uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr) {
+    return gs_mix((addr >> 8) * 0x9E3779B97F4A7C15ull >> 7) % d->nch;
+}
+
+/* Row buffer of the bank `addr` maps to, for a request arriving at t and served from `start`: 1 on a
+ * row miss. open_row: a hit only on the bank's open row (arrival order). fr_fcfs (first-ready FCFS)
+ * also serves a request with an earlier request to the same row that was still queued when it arrived
+ * (served at or after t): the scheduler groups them, so it is a hit without reopening that row. */
+static int row_miss(gs_dram *d, gs_dram_chan *ch, uint64_t addr, uint64_t t, uint64_t start) {
+    uint64_t row = addr / d->row_bytes;
+    size_t bank = (size_t)(gs_mix(row) % d->banks) * GS_FR_ROWS;
+    uint64_t *rows = ch->open_row + bank, *used = ch->row_used + bank;
+    uint32_t lim = d->policy->rows, k = 0;
+    while (k < lim && rows[k] != row + 1) k++;
+    if (k < lim && (k == 0 || used[k] >= t)) {
+        if (start > used[k]) used[k] = start;
+        d->st->dram_row_hits++;
+        return 0;
+    }
+    /* a row miss: the row opens (entry 0); the others shift down, the oldest is forgotten */
+    uint32_t last = k < lim ? k : lim - 1;
+    for (uint32_t j = last; j > 0; j--) { rows[j] = rows[j - 1]; used[j] = used[j - 1]; }
+    rows[0] = row + 1;
+    used[0] = start;
+    d->st->dram_row_misses++;
+    return 1;
+}
+
+uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write) {
+    gs_dram_chan *ch = &d->ch[gs_dram_channel_of(d, addr)];
+    uint64_t start = gs_cal_take(&ch->bus, t, write ? d->sector_cost_w : d->sector_cost);
+    uint64_t lat = d->latency;
+    if (d->policy->rows && row_miss(d, ch, addr, t, start)) lat += d->row_miss;
+    if (write) { d->st->dram_write_bytes += d->sector_bytes; ch->iv_wr += d->sector_bytes; }
+    else { d->st->dram_read_bytes += d->sector_bytes; ch->iv_rd += d->sector_bytes; }
+    return start + lat;
+}

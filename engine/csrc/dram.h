@@ -1,0 +1,48 @@
+/* dram.h — DRAM channels: a data bus per channel (an out-of-order calendar) and, per bank, the row
+ * buffer under the configured row policy (dram.policy, a table in dram.c).
+ *
+ * Contract of gs_dram_access: one sector read or written at channel arrival t; returns the cycle the
+ * data is back at the L2 slice (reads) or written (writes), and counts bytes and row hits/misses into
+ * the statistics given at init. Channels are chosen by a hash of the address (256-byte granules).
+ */
+#ifndef GS_DRAM_H
+#define GS_DRAM_H
+#include <stdint.h>
+#include "simtscope.h"
+#include "calendar.h"
+
+#define GS_FR_ROWS 8                   /* fr_fcfs: distinct rows per bank whose queued requests are tracked */
+
+/* A row policy: how many rows per bank are remembered and looked up (0: no row model, every access
+ * pays the same latency; 1: the open row only; more: rows with requests still queued, FR-FCFS). */
+typedef struct gs_dram_policy_desc {
+    const char *name;                  /* the config value (engine/config.py DRAM_POLICY) */
+    uint32_t rows;
+} gs_dram_policy_desc;
+extern const gs_dram_policy_desc GS_DRAM_POLICIES[GS_DRAM__COUNT];
+
+typedef struct gs_dram_chan {
+    gs_cal bus;
+    uint64_t *open_row;                /* per bank GS_FR_ROWS rows + 1 (0: none); entry 0 is the open row */
+    uint64_t *row_used;                /* per bank and entry: when that row last served a request */
+    uint32_t iv_rd, iv_wr;             /* bytes in the current recording interval */
+} gs_dram_chan;
+
+typedef struct gs_dram {
+    gs_dram_chan *ch;
+    uint32_t nch, banks, row_bytes, sector_bytes;
+    const gs_dram_policy_desc *policy;
+    uint64_t sector_cost, sector_cost_w;   /* fixed-point (1/256) cycles per sector and channel */
+    uint64_t latency, row_miss;            /* cycles */
+    gs_tstats *st;
+} gs_dram;
+
+/* Contract: sizes and rates from the config (clock, bandwidth, efficiencies, latencies); 0 or -1. */
+int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st);
+void gs_dram_free(gs_dram *d);
+void gs_dram_reset(gs_dram *d);        /* new launch: bus bookings restart at cycle 0 */
+void gs_dram_flush(gs_dram *d);        /* cold GPU: no open rows */
+uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr);
+uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write);
+
+#endif

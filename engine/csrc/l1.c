@@ -1,0 +1,125 @@
+/* l1.c — coalescer, shared-memory banks and fragment lookups of the L1/shared unit (see l1.h). */
+#include <string.h>
+#include "l1.h"
+
+void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
+                 uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic) {
+    const uint32_t lb = 1u << line_shift, sb = 1u << sector_shift;
+    uint32_t nl = 0, mm = mask;
+    for (uint32_t q = 0; q < n; q++) {
+        uint64_t a;
+        if (ext) a = ext[q];
+        else { int l = __builtin_ctz(mm); mm &= mm - 1; a = lane_addr[l]; }
+        uint64_t end = a + size;
+        for (uint64_t s = a >> sector_shift << sector_shift; s < end; s += sb) {
+            uint64_t line = s >> line_shift;
+            uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift);
+            uint32_t i = 0;
+            while (i < nl && o->lines[i] != line) i++;
+            if (i == nl) {
+                if (nl == GS_COAL_MAX) break;
+                o->lines[nl] = line; o->masks[nl] = 0;
+                memset(o->lane_ops[nl], 0, 8); memset(o->same_ops[nl], 0, 8); memset(o->bytes_w[nl], 0, sizeof o->bytes_w[nl]);
+                nl++;
+            }
+            o->masks[i] |= (uint8_t)(1u << sec);
+            if (o->lane_ops[i][sec] < 255) o->lane_ops[i][sec]++;
+            uint64_t lo = a > s ? a - s : 0, hi = end < s + sb ? end - s : sb;
+            if (hi > lo && sb <= 32)
+                o->bytes_w[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << lo);
+            if (atomic && !ext) {                       /* lanes on this very address serialise */
+                uint32_t same = 0;
+                for (uint32_t m2 = mask; m2; m2 &= m2 - 1) same += lane_addr[__builtin_ctz(m2)] == a;
+                if (same > o->same_ops[i][sec]) o->same_ops[i][sec] = (uint8_t)(same > 255 ? 255 : same);
+            }
+        }
+    }
+    o->nl = nl;
+}
+
+uint32_t gs_fragment_lookups(const uint64_t *ext, uint32_t n, uint32_t size, uint32_t lb, uint32_t vmax) {
+    uint32_t lookups = 0, ne = n / 32;
+    for (uint32_t e0 = 0; e0 < ne;) {
+        uint32_t e1 = e0 + 1;
+        while (e1 < ne && (e1 - e0 + 1) * size <= vmax && ext[e1 * 32] == ext[(e1 - 1) * 32] + size) e1++;
+        uint64_t seen[2 * 32];
+        uint32_t ns = 0;
+        for (uint32_t l = 0; l < 32; l++) {
+            uint64_t a0 = ext[e0 * 32 + l], a1 = a0 + (e1 - e0) * size - 1;
+            for (uint64_t line = a0 / lb; line <= a1 / lb; line++) {
+                uint32_t k = 0;
+                while (k < ns && seen[k] != line) k++;
+                if (k == ns && ns < 2 * 32) seen[ns++] = line;
+            }
+        }
+        lookups += ns;
+        e0 = e1;
+    }
+    return lookups;
+}
+
+uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bb) {
+    /* fragment accesses: every element address; the hardware reads them in 128-byte wavefronts.
+     * Words are bucketed by bank, so the common conflict-free access costs one pass. */
+    uint16_t count[128] = {0};
+    uint64_t last[128];
+    uint32_t worst = 1;
+    for (uint32_t q = 0; q < n; q++) {
+        uint64_t word = addr[q] / bb;
+        uint32_t b = (uint32_t)(word & (banks - 1));
+        if (count[b] && last[b] == word) continue;
+        last[b] = word;
+        if (++count[b] > worst) worst = count[b];
+    }
+    uint32_t minwf = (n * size + 127) / 128;
+    return worst > minwf ? worst : (minwf ? minwf : 1);
+}
+
+uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size, uint32_t banks,
+                              uint32_t bb, int atomic, uint32_t *serial) {
+    uint32_t words = size > bb ? size / bb : 1;
+    if (words == 1 && banks == 32 && bb == 4 && !atomic) {   /* common case: one word per lane, no conflict */
+        uint32_t touched = 0;
+        uint64_t first[32];
+        int conflict = 0;
+        for (uint32_t m = mask; m; m &= m - 1) {
+            uint64_t word = addr[__builtin_ctz(m)] >> 2;
+            uint32_t b = (uint32_t)(word & 31);
+            if (!(touched & (1u << b))) { touched |= 1u << b; first[b] = word; }
+            else if (first[b] != word) { conflict = 1; break; }
+        }
+        if (!conflict) { *serial = 1; return 1; }
+    }
+    if (words > 8) words = 8;
+    enum { CAP = 32 };                               /* distinct words remembered per bank */
+    uint64_t bucket[128][CAP];
+    uint16_t count[128];
+    memset(count, 0, banks * sizeof *count);
+    uint32_t worst = 1;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        uint64_t a = addr[__builtin_ctz(m)] / bb;
+        for (uint32_t k = 0; k < words; k++) {
+            uint64_t word = a + k;
+            uint32_t b = (uint32_t)(word & (banks - 1));
+            uint32_t c = count[b], seen = c < CAP ? c : CAP, i = 0;
+            while (i < seen && bucket[b][i] != word) i++;
+            if (i < seen) continue;                    /* same word: broadcast */
+            if (c < CAP) bucket[b][c] = word;          /* beyond CAP, words count as distinct */
+            count[b] = (uint16_t)(c + 1);
+            if (c + 1 > worst) worst = c + 1;
+        }
+    }
+    uint32_t same_max = 1;
+    if (atomic) {                                      /* same-address lanes serialise */
+        for (uint32_t m = mask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uint32_t n = 0;
+            for (uint32_t m2 = mask; m2; m2 &= m2 - 1)
+                if (addr[__builtin_ctz(m2)] == addr[l]) n++;
+            if (n > same_max) same_max = n;
+        }
+    }
+    *serial = same_max;
+    uint32_t minwf = (uint32_t)((__builtin_popcount(mask) * size + 127) / 128);
+    return worst > minwf ? worst : (minwf ? minwf : 1);
+}

@@ -1,0 +1,200 @@
+/* l2.c — L2 slices, partitions and their atomic units (see l2.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "l2.h"
+#include "hash.h"
+
+int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
+    memset(l2, 0, sizeof *l2);
+    l2->nslices = c->l2_slices;
+    l2->partitions = c->l2_partitions;
+    l2->line_bytes = c->l2_line_bytes;
+    l2->sector_bytes = c->l2_sector_bytes;
+    l2->interleave_bytes = c->l2_interleave_bytes;
+    l2->hash = c->l2_hash;
+    l2->fetch_bytes = c->l2_dram_fetch_bytes;
+    l2->line_shift = (uint32_t)__builtin_ctz(c->l2_line_bytes);
+    l2->sector_shift = (uint32_t)__builtin_ctz(c->l2_sector_bytes);
+    l2->hit_latency = c->l2_hit_latency_cycles;
+    l2->far_latency = c->l2_far_latency_cycles;
+    l2->atomic_latency = c->l2_atomic_latency_cycles;
+    l2->sector_cost = (uint64_t)c->l2_sector_bytes * 256 / c->l2_bytes_per_cycle;
+    if (!l2->sector_cost) l2->sector_cost = 1;
+    l2->atomic_cost = (uint64_t)llround(256.0 * c->l2_atomic_packet_cycles);
+    if (l2->atomic_cost == 0) l2->atomic_cost = 1;
+    l2->partial_cost = (uint64_t)llround(256.0 * c->l2_partial_write_cycles);
+    if (l2->partial_cost < l2->sector_cost) l2->partial_cost = l2->sector_cost;
+    l2->dram = dram;
+    l2->st = st;
+    l2->sl = calloc(l2->nslices, sizeof *l2->sl);
+    if (!l2->sl) return -1;
+    uint64_t lines = (uint64_t)c->l2_size_kib * 1024 / c->l2_line_bytes / c->l2_slices;
+    for (uint32_t i = 0; i < l2->nslices; i++)
+        if (gs_cache_init(&l2->sl[i].c, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc) ||
+            gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic))
+            return -1;
+    return 0;
+}
+
+void gs_l2_free(gs_l2 *l2) {
+    for (uint32_t i = 0; l2->sl && i < l2->nslices; i++) {
+        gs_cache_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
+    }
+    free(l2->sl);
+    l2->sl = NULL;
+}
+
+void gs_l2_reset(gs_l2 *l2) {
+    for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
+}
+
+void gs_l2_flush(gs_l2 *l2) {
+    for (uint32_t i = 0; i < l2->nslices; i++) gs_cache_clear(&l2->sl[i].c);
+}
+
+/* the slice owning a line: granules of l2.interleave_bytes go to slices by a hash (or in order) */
+uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
+    uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
+    if (l2->hash == GS_L2_HASH_LINEAR) return (uint32_t)(g % l2->nslices);
+    return gs_mix(g) % l2->nslices;
+}
+
+/* One sector in slice s at cycle t (see l2.h). `home`: the slice owns the address (a miss goes to
+ * DRAM); otherwise it is a near-partition copy and a miss returns 0 so that the caller forwards the
+ * access to the home slice. *t_in (may be NULL) gets the cycle the slice's port accepted it. */
+static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                             uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask, uint32_t req) {
+    uint64_t line = addr >> l2->line_shift;
+    gs_l2slice *sl = &l2->sl[s];
+    gs_tstats *st = l2->st;
+    uint32_t full = l2->sector_bytes >= 32 ? 0xffffffffu : ((1u << l2->sector_bytes) - 1u);
+    int partial = kind == GS_L2_WRITE && (wmask & full) != full;
+    uint64_t tin = gs_cal_take(&sl->port, t, partial ? l2->partial_cost : l2->sector_cost);
+    if (t_in) *t_in = tin;
+    uint64_t set = (line / l2->nslices) % sl->c.sets;
+    uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
+    uint8_t bit = (uint8_t)(1u << sec);
+    int64_t idx = gs_cache_find(&sl->c, line, set);
+    st->l2_sectors++;
+    sl->iv_acc++;
+    if (kind == GS_L2_WRITE) st->l2_write_sectors++;
+    else if (kind == GS_L2_READ) st->l2_read_sectors++;
+    int hit = idx >= 0 && (sl->c.valid[idx] & bit) && (kind == GS_L2_WRITE || !(sl->c.part[idx] & bit));
+    uint64_t ready;
+    if (hit || kind == GS_L2_WRITE) {
+        /* a write "hits": write-allocate without fetch (byte masks), as ncu counts it */
+        st->l2_hits++;
+        sl->iv_hits++;
+    } else {
+        st->l2_misses++;
+        sl->iv_miss++;
+    }
+    if (idx < 0) {
+        if (!home && kind != GS_L2_WRITE) return 0;        /* near copy absent: go to the home slice */
+        uint64_t evl;
+        uint8_t evd;
+        idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint8_t evp = gs_cache_last_part(&sl->c);
+        for (uint32_t k = 0; k < sl->c.nsect; k++) {  /* write back dirty sectors of the victim; */
+            uint64_t va = evl * l2->line_bytes + k * l2->sector_bytes;
+            if (evp & (1u << k)) gs_dram_access(l2->dram, va, tin, 0);   /* a partial one is merged first (ECC) */
+            if (evd & (1u << k)) gs_dram_access(l2->dram, va, tin, 1);
+        }
+    }
+    uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
+    if (kind == GS_L2_WRITE) {
+        /* a sector only partly written and never fetched keeps a byte mask; once every byte has been
+         * written it is complete (no merge with DRAM data needed on eviction) */
+        uint32_t *wm = &sl->c.wmask[(size_t)idx * sl->c.nsect + sec];
+        if (!(sl->c.valid[idx] & bit)) { *wm = 0; if (partial) sl->c.part[idx] |= bit; }
+        if (sl->c.part[idx] & bit) {
+            *wm |= wmask;
+            if ((*wm & full) == full) sl->c.part[idx] &= (uint8_t)~bit;
+        }
+        sl->c.valid[idx] |= bit;
+        if (home) sl->c.dirty[idx] |= bit;
+        if (*sr < tin) *sr = tin;
+        return tin + l2->hit_latency;
+    }
+    if (hit) {
+        ready = tin + l2->hit_latency;
+        if (*sr > ready) ready = *sr;
+    } else {
+        if (!home) return 0;
+        ready = gs_dram_access(l2->dram, addr, tin + l2->hit_latency, 0);
+        if (t_dram) *t_dram = ready;
+        sl->c.valid[idx] |= bit;
+        sl->c.part[idx] &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
+        *sr = ready;
+        /* DRAM is read in blocks of l2.dram_fetch_bytes: the block's other missing sectors fill too,
+         * except those this same request asks for (looked up with it, they count as misses too) */
+        uint32_t per = l2->fetch_bytes >> l2->sector_shift;
+        for (uint32_t k = sec / per * per; per > 1 && k < (sec / per + 1) * per; k++) {
+            if (k == sec || (sl->c.valid[idx] & (1u << k)) || (req & (1u << k))) continue;
+            uint64_t tk = gs_dram_access(l2->dram, (addr & ~(uint64_t)(l2->line_bytes - 1)) + ((uint64_t)k << l2->sector_shift),
+                                         tin + l2->hit_latency, 0);
+            sl->c.valid[idx] |= (uint8_t)(1u << k);
+            sl->c.ready[(size_t)idx * sl->c.nsect + k] = tk;
+        }
+    }
+    if (kind == GS_L2_ATOMIC) {
+        /* the slice's atomic unit: the lanes of one request on this sector travel as packets of
+         * distinct addresses, so a sector needs as many packets as its most repeated address */
+        sl->c.dirty[idx] |= bit;
+        st->l2_atomic_ops += nops;
+        uint64_t cost = l2->atomic_cost * (same ? same : 1);
+        uint64_t start = gs_cal_take(&sl->atomic, ready, cost);
+        uint64_t busy = (cost + 255) >> 8;
+        ready = start + busy + l2->atomic_latency;
+        *sr = start + busy;                         /* later operations on this sector see its result */
+    }
+    return ready;
+}
+
+uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+    uint64_t line = addr >> l2->line_shift;
+    uint32_t home = gs_l2_slice_of(l2, line);
+    uint32_t sps = l2->nslices / l2->partitions;
+    if (l2->partitions == 1 || home / sps == part)
+        return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
+    uint32_t near = part * sps + home % sps;
+    uint64_t half = l2->far_latency / 2, tin = 0;
+    if (kind == GS_L2_READ) {
+        uint64_t r = slice_access(l2, near, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);
+        if (r) return r;
+        r = slice_access(l2, home, addr, tin + half, GS_L2_READ, 0, 0, t_dram, 1, NULL, 0, req) + half;
+        /* keep a copy in the near partition */
+        gs_l2slice *sl = &l2->sl[near];
+        uint64_t set = (line / l2->nslices) % sl->c.sets, evl;
+        uint8_t evd;
+        int64_t idx = gs_cache_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
+        sl->c.valid[idx] |= (uint8_t)(1u << sec);
+        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;
+        return r;
+    }
+    /* writes update the near copy and go on to the home slice; atomics execute at home */
+    if (kind == GS_L2_WRITE) slice_access(l2, near, addr, t, GS_L2_WRITE, 0, 0, NULL, 0, &tin, wmask, 0);
+    else tin = t;
+    uint64_t r = slice_access(l2, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask, req);
+    return kind == GS_L2_WRITE ? r : r + half;
+}
+
+void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {
+    uint64_t sb = l2->sector_bytes;
+    for (uint64_t a = addr / sb * sb; a < addr + bytes; a += sb) {
+        uint64_t line = a >> l2->line_shift;
+        gs_l2slice *sl = &l2->sl[gs_l2_slice_of(l2, line)];
+        uint64_t set = (line / l2->nslices) % sl->c.sets, evl;
+        uint8_t evd;
+        int64_t idx = gs_cache_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        uint32_t sec = (uint32_t)((a & (l2->line_bytes - 1)) >> l2->sector_shift);
+        sl->c.valid[idx] |= (uint8_t)(1u << sec);
+        sl->c.part[idx] &= (uint8_t)~(1u << sec);
+        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = now;
+    }
+}

@@ -1,0 +1,49 @@
+/* l2.h — the L2: sectored set-associative slices (address-hashed), each with an input port and an
+ * atomic unit, grouped into partitions; a miss goes to DRAM (dram.h).
+ *
+ * Contract of gs_l2_access: one sector from an SM attached to partition `part` arrives at t. kind:
+ * GS_L2_READ, GS_L2_WRITE (wmask: bytes written of the sector) or GS_L2_ATOMIC (nops lane operations,
+ * at most `same` on one address). req: the sectors of this line the same request asks for (a read miss
+ * does not fill them ahead). Returns the cycle the slice has the answer (data for reads and atomics,
+ * acceptance for writes); *t_dram (may be NULL) gets the DRAM return of a miss. With several partitions
+ * an address owned by a far partition is looked up in a copy in the near one first.
+ */
+#ifndef GS_L2_H
+#define GS_L2_H
+#include <stdint.h>
+#include "simtscope.h"
+#include "cache.h"
+#include "calendar.h"
+#include "dram.h"
+
+enum { GS_L2_READ = 0, GS_L2_WRITE = 1, GS_L2_ATOMIC = 2 };
+
+typedef struct gs_l2slice {
+    gs_cache c;
+    gs_cal port;                       /* sectors in/out of the slice */
+    gs_cal atomic;                     /* the slice's atomic unit */
+    uint32_t iv_acc, iv_hits, iv_miss; /* current recording interval */
+} gs_l2slice;
+
+typedef struct gs_l2 {
+    gs_l2slice *sl;
+    uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
+    uint32_t line_shift, sector_shift;
+    uint64_t hit_latency, far_latency, atomic_latency;
+    uint64_t sector_cost, partial_cost, atomic_cost;   /* fixed point, 1/256 cycle */
+    gs_dram *dram;
+    gs_tstats *st;
+} gs_l2;
+
+int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st);
+void gs_l2_free(gs_l2 *l2);
+void gs_l2_reset(gs_l2 *l2);           /* new launch: port and atomic-unit bookings restart */
+void gs_l2_flush(gs_l2 *l2);           /* cold GPU: empty slices */
+uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line);
+/* Contract: every sector of [addr, addr + bytes) valid and clean in its home slice, data present at
+ * `now` (a host-to-device copy leaves its data in the L2, as GPGPU-Sim's gpgpu_perf_sim_memcpy does). */
+void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now);
+uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
+
+#endif

@@ -1,0 +1,115 @@
+/* test_dram.c — DRAM channels: bus bandwidth, latency, and the row policies of the table in dram.c.
+ * Built by tests/test_c_units.py with dram.c. */
+#include <string.h>
+#include "check.h"
+#include "dram.h"
+
+/* one channel, one bank (every row shares it), 1 GHz: 32-byte sectors at 32 B/cycle cost 1 cycle */
+static gs_tconfig cfg(uint32_t policy) {
+    gs_tconfig c;
+    memset(&c, 0, sizeof c);
+    c.gpu_sm_clock_mhz = 1000.0;
+    c.dram_channels = 1;
+    c.dram_bandwidth_gbps = 32.0;
+    c.dram_efficiency = 1.0;
+    c.dram_write_efficiency = 0.5;
+    c.dram_latency_ns = 100.0;
+    c.dram_row_miss_ns = 20.0;
+    c.dram_policy = policy;
+    c.dram_banks = 1;
+    c.dram_row_bytes = 1024;
+    c.l2_sector_bytes = 32;
+    return c;
+}
+
+static void test_policy_table(void) {
+    CHECK(strcmp(GS_DRAM_POLICIES[GS_DRAM_FCFS].name, "fcfs") == 0 && GS_DRAM_POLICIES[GS_DRAM_FCFS].rows == 0);
+    CHECK(strcmp(GS_DRAM_POLICIES[GS_DRAM_OPEN_ROW].name, "open_row") == 0 && GS_DRAM_POLICIES[GS_DRAM_OPEN_ROW].rows == 1);
+    CHECK(strcmp(GS_DRAM_POLICIES[GS_DRAM_FR_FCFS].name, "fr_fcfs") == 0 && GS_DRAM_POLICIES[GS_DRAM_FR_FCFS].rows == GS_FR_ROWS);
+}
+
+static void test_fcfs_bandwidth_and_latency(void) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    CHECK_EQ(d.sector_cost, 256);                    /* one cycle per sector */
+    CHECK_EQ(d.sector_cost_w, 512);                  /* writes at half efficiency */
+    CHECK_EQ(d.latency, 100);
+    /* back-to-back reads queue on the bus one cycle apart; no row model: no row penalty */
+    CHECK_EQ(gs_dram_access(&d, 0, 10, 0), 110);
+    CHECK_EQ(gs_dram_access(&d, 1 << 20, 10, 0), 111);
+    CHECK_EQ(gs_dram_access(&d, 2 << 20, 10, 1), 112);  /* a write takes two bus cycles */
+    CHECK_EQ(gs_dram_access(&d, 0, 10, 0), 114);
+    CHECK_EQ(st.dram_read_bytes, 96);
+    CHECK_EQ(st.dram_write_bytes, 32);
+    CHECK_EQ(st.dram_row_hits + st.dram_row_misses, 0);
+    gs_dram_free(&d);
+}
+
+static void test_open_row(void) {
+    gs_tconfig c = cfg(GS_DRAM_OPEN_ROW);
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    CHECK_EQ(gs_dram_access(&d, 0, 0, 0), 120);      /* cold: the row opens (+20) */
+    CHECK_EQ(gs_dram_access(&d, 64, 1000, 0), 1100); /* same row: a hit */
+    CHECK_EQ(gs_dram_access(&d, 4096, 2000, 0), 2120);  /* another row of the bank: a miss */
+    CHECK_EQ(gs_dram_access(&d, 0, 3000, 0), 3120);  /* and the first row is closed again */
+    CHECK_EQ(st.dram_row_hits, 1);
+    CHECK_EQ(st.dram_row_misses, 3);
+    gs_dram_flush(&d);                               /* cold GPU: no open row */
+    CHECK_EQ(gs_dram_access(&d, 0, 4000, 0), 4120);
+    gs_dram_free(&d);
+}
+
+/* A (row 0), B (row 4), A' (row 0) arriving while A is still queued: FR-FCFS groups A' with A (a hit);
+ * open_row sees row 4 open and reopens row 0 (a miss) */
+static void interleaved(uint32_t policy, uint64_t *hits, uint64_t *misses) {
+    gs_tconfig c = cfg(policy);
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (int k = 0; k < 50; k++) gs_dram_access(&d, 1 << 20, 0, 0);   /* a backlog of 50 cycles */
+    memset(&st, 0, sizeof st);
+    gs_dram_access(&d, 0, 5, 0);
+    gs_dram_access(&d, 4096, 6, 0);
+    gs_dram_access(&d, 32, 7, 0);
+    *hits = st.dram_row_hits;
+    *misses = st.dram_row_misses;
+    gs_dram_free(&d);
+}
+
+static void test_fr_fcfs_groups_queued_rows(void) {
+    uint64_t h, m;
+    interleaved(GS_DRAM_OPEN_ROW, &h, &m);
+    CHECK_EQ(h, 0);
+    CHECK_EQ(m, 3);
+    interleaved(GS_DRAM_FR_FCFS, &h, &m);
+    CHECK_EQ(h, 1);
+    CHECK_EQ(m, 2);
+}
+
+static void test_channels_spread(void) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    c.dram_channels = 8;
+    gs_tstats st;
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    uint32_t count[8] = {0};
+    for (uint64_t a = 0; a < 8192 * 256; a += 256) count[gs_dram_channel_of(&d, a)]++;
+    for (int i = 0; i < 8; i++) CHECK(count[i] > 900 && count[i] < 1150);   /* 1024 each, give or take */
+    gs_dram_free(&d);
+}
+
+int main(void) {
+    test_policy_table();
+    test_fcfs_bandwidth_and_latency();
+    test_open_row();
+    test_fr_fcfs_groups_queued_rows();
+    test_channels_spread();
+    return check_summary();
+}

@@ -1,0 +1,114 @@
+/* test_l1.c — the L1/shared unit: coalescer, shared-memory bank conflicts, fragment tag lookups, the
+ * L1 directory lookup; and the interconnect ports. Built by tests/test_c_units.py with l1.c, icnt.c
+ * and cache.c. */
+#include <string.h>
+#include "check.h"
+#include "l1.h"
+#include "icnt.h"
+
+static void test_coalesce(void) {
+    static gs_coal co;
+    uint64_t a[32];
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 4 * l;          /* unit stride: one line, 4 sectors */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(co.nl, 1);
+    CHECK_EQ(co.lines[0], 0x1000 >> 7);
+    CHECK_EQ(co.masks[0], 0xf);
+    CHECK_EQ(co.lane_ops[0][0], 8);
+    CHECK_EQ(co.bytes_w[0][0], 0xffffffffu);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 128 * l;        /* line stride: 32 lines, 1 sector each */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(co.nl, 32);
+    CHECK_EQ(co.masks[31], 0x1);
+    CHECK_EQ(co.bytes_w[31][0], 0xf);                              /* 4 of the sector's 32 bytes */
+    gs_coalesce(&co, a, 0x5u, NULL, 2, 4, 7, 5, 0);                /* lanes 0 and 2 only */
+    CHECK_EQ(co.nl, 2);
+    CHECK_EQ(co.lines[1], (0x1000 + 256) >> 7);
+    for (int l = 0; l < 32; l++) a[l] = 0x2000 + 4 * (l % 4);      /* atomics: 8 lanes on each of 4 words */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 1);
+    CHECK_EQ(co.nl, 1);
+    CHECK_EQ(co.lane_ops[0][0], 32);
+    CHECK_EQ(co.same_ops[0][0], 8);
+    uint64_t e[3] = {0x100, 0x17c, 0x180};                         /* element list: crosses a line */
+    gs_coalesce(&co, NULL, 0, e, 3, 8, 7, 5, 0);
+    CHECK_EQ(co.nl, 2);                                            /* 0x17c..0x183 spans lines 2 and 3 */
+    CHECK_EQ(co.masks[0], 0x9);
+}
+
+static void test_shared_banks(void) {
+    uint64_t a[32];
+    uint32_t serial = 0;
+    for (int l = 0; l < 32; l++) a[l] = 4 * l;                     /* one word per bank */
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 4, 32, 4, 0, &serial), 1);
+    CHECK_EQ(serial, 1);
+    for (int l = 0; l < 32; l++) a[l] = 8 * l;                     /* stride 2 words: 2-way conflict */
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 4, 32, 4, 0, &serial), 2);
+    for (int l = 0; l < 32; l++) a[l] = 128 * l;                   /* all in bank 0: 32-way */
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 4, 32, 4, 0, &serial), 32);
+    for (int l = 0; l < 32; l++) a[l] = 64;                        /* one word: a broadcast */
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 4, 32, 4, 0, &serial), 1);
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 4, 32, 4, 1, &serial), 1);   /* atomics serialise */
+    CHECK_EQ(serial, 32);
+    for (int l = 0; l < 32; l++) a[l] = 16 * l;                    /* 16-byte lanes: 512 bytes, 4 wavefronts */
+    CHECK_EQ(gs_shared_wavefronts(a, 0xffffffffu, 16, 32, 4, 0, &serial), 4);
+    uint64_t e[64];
+    for (int q = 0; q < 64; q++) e[q] = 4 * q;                     /* 64 words, 2 per bank */
+    CHECK_EQ(gs_shared_wavefronts_ext(e, 64, 4, 32, 4), 2);
+}
+
+static void test_fragment_lookups(void) {
+    uint64_t e[2 * 32];                                            /* 2 elements per lane, [element][lane] */
+    for (int l = 0; l < 32; l++) { e[l] = 0x1000 + 8 * l; e[32 + l] = 0x1000 + 8 * l + 4; }
+    /* contiguous pairs: one 8-byte request per lane (stores) covers 256 bytes: 2 lines */
+    CHECK_EQ(gs_fragment_lookups(e, 64, 4, 128, 8), 2);
+    /* loads are at most 4 bytes wide: two requests, each touching the same 2 lines */
+    CHECK_EQ(gs_fragment_lookups(e, 64, 4, 128, 4), 4);
+}
+
+static void test_l1_lookup(void) {
+    gs_cache c;
+    CHECK(gs_cache_init(&c, 2 * 128, 128, 32, 2) == 0);
+    CHECK(gs_l1_lookup(&c, 5, 0) < 0);                             /* writes do not allocate */
+    int64_t i = gs_l1_lookup(&c, 5, 1);
+    CHECK(i >= 0);
+    CHECK_EQ(gs_l1_lookup(&c, 5, 0), i);
+    gs_cache_free(&c);
+    gs_cache none;
+    memset(&none, 0, sizeof none);
+    CHECK(gs_l1_lookup(&none, 5, 1) < 0);                          /* no L1 (all shared memory) */
+}
+
+static void test_icnt(void) {
+    gs_tconfig c;
+    memset(&c, 0, sizeof c);
+    c.icnt_latency_cycles = 100;
+    c.icnt_sm_bytes_per_cycle = 32;
+    c.l1_sector_bytes = 32;
+    gs_icnt n;
+    gs_icnt_init(&n, &c);
+    gs_icnt_port p;
+    CHECK(gs_icnt_port_init(&p) == 0);
+    uint64_t out;
+    /* a write carries a sector (one cycle of the port); read requests are a quarter of that */
+    CHECK_EQ(gs_icnt_send(&n, &p, 10, 1, &out), 110);
+    CHECK_EQ(out, 10);
+    CHECK_EQ(gs_icnt_send(&n, &p, 10, 1, &out), 111);
+    for (int k = 0; k < 4; k++) CHECK_EQ(gs_icnt_send(&n, &p, 20, 0, NULL), 120);
+    CHECK_EQ(gs_icnt_send(&n, &p, 20, 0, NULL), 121);
+    /* answers: writes only travel back; read data books the input port */
+    CHECK_EQ(gs_icnt_return(&n, &p, 500, 1), 600);
+    CHECK_EQ(gs_icnt_return(&n, &p, 500, 0), 600);
+    CHECK_EQ(gs_icnt_return(&n, &p, 500, 0), 601);
+    gs_icnt_port_reset(&p);
+    CHECK_EQ(gs_icnt_return(&n, &p, 500, 0), 600);
+    gs_icnt_port_free(&p);
+}
+
+int main(void) {
+    test_coalesce();
+    test_shared_banks();
+    test_fragment_lookups();
+    test_l1_lookup();
+    test_icnt();
+    return check_summary();
+}

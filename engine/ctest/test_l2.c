@@ -1,0 +1,128 @@
+/* test_l2.c — L2 slices: hits and misses, write-allocate without fetch, dirty write-back, DRAM fetch
+ * granularity, near-partition copies, the atomic unit. Built by tests/test_c_units.py with l2.c,
+ * dram.c and cache.c. */
+#include <string.h>
+#include "check.h"
+#include "l2.h"
+
+static gs_tconfig cfg(void) {
+    gs_tconfig c;
+    memset(&c, 0, sizeof c);
+    c.gpu_sm_clock_mhz = 1000.0;
+    c.dram_channels = 1; c.dram_bandwidth_gbps = 32.0; c.dram_efficiency = 1.0; c.dram_write_efficiency = 1.0;
+    c.dram_latency_ns = 100.0; c.dram_policy = GS_DRAM_FCFS; c.dram_banks = 1; c.dram_row_bytes = 1024;
+    c.l2_size_kib = 4; c.l2_slices = 1; c.l2_line_bytes = 128; c.l2_sector_bytes = 32; c.l2_assoc = 4;
+    c.l2_hit_latency_cycles = 10; c.l2_bytes_per_cycle = 32; c.l2_hash = GS_L2_HASH_LINEAR; c.l2_partitions = 1;
+    c.l2_far_latency_cycles = 40; c.l2_interleave_bytes = 128; c.l2_atomic_packet_cycles = 2.0;
+    c.l2_atomic_latency_cycles = 5; c.l2_partial_write_cycles = 1.0; c.l2_dram_fetch_bytes = 32;
+    return c;
+}
+
+typedef struct { gs_tstats st; gs_dram d; gs_l2 l2; } mem;
+
+static void build(mem *m, const gs_tconfig *c) {
+    memset(&m->st, 0, sizeof m->st);
+    CHECK(gs_dram_init(&m->d, c, &m->st) == 0);
+    CHECK(gs_l2_init(&m->l2, c, &m->d, &m->st) == 0);
+}
+static void destroy(mem *m) { gs_l2_free(&m->l2); gs_dram_free(&m->d); }
+
+static void test_read_miss_then_hit(void) {
+    gs_tconfig c = cfg();
+    mem m;
+    build(&m, &c);
+    uint64_t td = 0;
+    /* miss: port at 0, slice latency 10, DRAM 100 */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x1000, 0, GS_L2_READ, 1, 1, &td, 0, 1), 110);
+    CHECK_EQ(td, 110);
+    /* a hit on the sector still in flight waits for its data */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x1000, 20, GS_L2_READ, 1, 1, NULL, 0, 1), 110);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x1000, 500, GS_L2_READ, 1, 1, NULL, 0, 1), 510);
+    CHECK_EQ(m.st.l2_hits, 2);
+    CHECK_EQ(m.st.l2_misses, 1);
+    CHECK_EQ(m.st.l2_read_sectors, 3);
+    CHECK_EQ(m.st.dram_read_bytes, 32);
+    gs_l2_flush(&m.l2);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x1000, 1000, GS_L2_READ, 1, 1, NULL, 0, 1), 1110);   /* cold again */
+    destroy(&m);
+}
+
+static void test_write_allocate_and_writeback(void) {
+    gs_tconfig c = cfg();
+    c.l2_size_kib = 0;                                /* the smallest slice: one set of 4 ways */
+    mem m;
+    build(&m, &c);
+    CHECK_EQ(m.l2.sl[0].c.sets, 1);
+    /* a full-sector write "hits" (no fetch) and is accepted after the slice latency */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0, 0, GS_L2_WRITE, 1, 1, NULL, 0xffffffffu, 1), 10);
+    CHECK_EQ(m.st.l2_hits, 1);
+    CHECK_EQ(m.st.dram_read_bytes + m.st.dram_write_bytes, 0);
+    /* reading it back is a hit */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0, 100, GS_L2_READ, 1, 1, NULL, 0, 1), 110);
+    /* four more lines evict the dirty one: its sector is written back to DRAM */
+    for (uint64_t k = 1; k <= 4; k++) gs_l2_access(&m.l2, 0, k * 128, 200, GS_L2_READ, 1, 1, NULL, 0, 1);
+    CHECK_EQ(m.st.dram_write_bytes, 32);
+    /* a partial write of a sector never fetched is merged with DRAM data when evicted (a read first) */
+    gs_l2_access(&m.l2, 0, 10 * 128, 300, GS_L2_WRITE, 1, 1, NULL, 0xf, 1);
+    uint64_t rd = m.st.dram_read_bytes;
+    for (uint64_t k = 11; k <= 14; k++) gs_l2_access(&m.l2, 0, k * 128, 400, GS_L2_READ, 1, 1, NULL, 0, 1);
+    CHECK_EQ(m.st.dram_write_bytes, 64);
+    CHECK_EQ(m.st.dram_read_bytes - rd, 4 * 32 + 32);
+    destroy(&m);
+}
+
+static void test_fetch_granularity(void) {
+    gs_tconfig c = cfg();
+    c.l2_dram_fetch_bytes = 64;                       /* DRAM is read in pairs of sectors */
+    mem m;
+    build(&m, &c);
+    gs_l2_access(&m.l2, 0, 0, 0, GS_L2_READ, 1, 1, NULL, 0, 0x1);
+    CHECK_EQ(m.st.dram_read_bytes, 64);               /* sector 1 came along */
+    gs_l2_access(&m.l2, 0, 32, 300, GS_L2_READ, 1, 1, NULL, 0, 0x2);
+    CHECK_EQ(m.st.l2_hits, 1);
+    /* sectors the same request asks for are not filled ahead: both count as misses */
+    gs_l2_access(&m.l2, 0, 256, 400, GS_L2_READ, 1, 1, NULL, 0, 0x3);
+    gs_l2_access(&m.l2, 0, 256 + 32, 400, GS_L2_READ, 1, 1, NULL, 0, 0x3);
+    CHECK_EQ(m.st.l2_misses, 3);
+    destroy(&m);
+}
+
+static void test_near_partition_copy(void) {
+    gs_tconfig c = cfg();
+    c.l2_slices = 2; c.l2_partitions = 2;
+    mem m;
+    build(&m, &c);
+    /* find a line whose home slice is in partition 1, read it from partition 0 */
+    uint64_t line = 0;
+    while (gs_l2_slice_of(&m.l2, line) != 1) line++;
+    uint64_t a = line * 128;
+    uint64_t t1 = gs_l2_access(&m.l2, 0, a, 0, GS_L2_READ, 1, 1, NULL, 0, 1);
+    CHECK_EQ(t1, 0 + 20 + 10 + 100 + 20);             /* near miss, half the far latency each way, DRAM */
+    /* the second read finds the copy in the near slice: no far trip */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, a, 1000, GS_L2_READ, 1, 1, NULL, 0, 1), 1010);
+    /* from its own partition it is a plain hit in the home slice */
+    CHECK_EQ(gs_l2_access(&m.l2, 1, a, 2000, GS_L2_READ, 1, 1, NULL, 0, 1), 2010);
+    destroy(&m);
+}
+
+static void test_atomic_unit_serialises(void) {
+    gs_tconfig c = cfg();
+    mem m;
+    build(&m, &c);
+    gs_l2_access(&m.l2, 0, 0, 0, GS_L2_READ, 1, 1, NULL, 0, 1);   /* make the sector resident */
+    /* 4 lanes on one address: 4 packets of 2 cycles, then the atomic latency */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0, 1000, GS_L2_ATOMIC, 4, 4, NULL, 0, 1), 1010 + 8 + 5);
+    CHECK_EQ(m.st.l2_atomic_ops, 4);
+    /* the next atomic on the sector waits for the unit */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0, 1000, GS_L2_ATOMIC, 1, 1, NULL, 0, 1), 1018 + 2 + 5);
+    destroy(&m);
+}
+
+int main(void) {
+    test_read_miss_then_hit();
+    test_write_allocate_and_writeback();
+    test_fetch_granularity();
+    test_near_partition_copy();
+    test_atomic_unit_serialises();
+    return check_summary();
+}
