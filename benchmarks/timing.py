@@ -1,15 +1,20 @@
-"""Timing-model speed: warp instructions and simulated cycles per second, beside the functional core.
+"""Timing-model speed: warp instructions per second on one thread and on several, side by side.
 
-    python benchmarks/timing.py [--cases sgemm_tiled16_1024,saxpy_16M] [--config h200]
+    python benchmarks/timing.py [--cases sgemm_tiled16_512,saxpy_16M | --suite] [--threads 1,2] [--config h200]
+                                [--repeat 3] [--functional]
 
-Per case, measured in the same process: the timing simulation (CPU seconds of the launch only) and the
-functional-only run of the same launch. The goal is at least 2 million warp instructions per second in
-timing mode on one core (published: GPGPU-Sim about 3 thousand, Accel-Sim about 12.5 thousand).
+Per case and thread count, in the same process: the launch's wall time (best of --repeat runs; the
+machine is shared, so the best run is the least disturbed) and its rate; the ratio of each thread count
+against the first (one thread) on the same case; and a check that the statistics are identical for
+every thread count (the engine's promise). --functional adds the functional core's rate on one thread.
+Goals (issue 11): one thread >= 3 M warp insts/s median over the public suite and >= 2 M on every case;
+two threads >= 1.7x one thread on the GEMMs.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,34 +27,89 @@ from engine.device import Device  # noqa: E402
 from engine.runner import prepare  # noqa: E402
 from engine.timing import TimingSim  # noqa: E402
 
-GOAL = 2e6
+GOAL_MEDIAN, GOAL_MIN, GOAL_RATIO = 3e6, 2e6, 1.7
+DEFAULT = "sgemm_tiled16_512,sgemm_rb64_1024,hgemm_wmma_tiled_512,saxpy_16M,softmax_4096x128"
+
+
+def time_case(case, config, threads, repeat):
+    best, stats = None, None
+    sim = TimingSim(config, threads=threads)
+    for _ in range(repeat):
+        kernel, args, _, bufs = prepare(case, sim.device)
+        sim.flush()
+        t0 = time.perf_counter()
+        res = sim.launch(kernel, case.grid, case.block, args, shared=case.shared)
+        wall = time.perf_counter() - t0
+        st = {k: v for k, v in res.stats.items() if k != "wall_s"}
+        if stats is not None and st != stats:
+            raise SystemExit(f"{case.name}: statistics differ between runs")
+        stats = st
+        best = wall if best is None else min(best, wall)
+        for b in bufs.values():          # the next repeat gets the same addresses
+            sim.device.free(b)
+    return best, stats, sim.threads
+
+
+def functional_rate(case):
+    dev = Device()
+    k2, args2, _, _ = prepare(case, dev)
+    t0 = time.perf_counter()
+    fres = dev.launch(k2, case.grid, case.block, args2, shared=case.shared)
+    return fres.warp_insts / (time.perf_counter() - t0)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default="sgemm_tiled16_1024,saxpy_16M")
+    ap.add_argument("--cases", default=DEFAULT)
+    ap.add_argument("--suite", action="store_true", help="every case of the public suite")
+    ap.add_argument("--threads", default="1,2", help="thread counts, the first is the baseline")
     ap.add_argument("--config", default="h200")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--functional", action="store_true")
     a = ap.parse_args(argv)
     suite = load_suite()
-    print(f"{'case':22s} {'warp insts':>12s} {'sim cycles':>11s} {'timing s':>9s} {'M winst/s':>10s} "
-          f"{'M cycles/s':>10s} {'func s':>8s} {'func M winst/s':>15s} {'timing/func':>11s} {'vs goal':>8s}")
-    for name in a.cases.split(","):
+    names = [c.name for c in suite.cases] if a.suite else a.cases.split(",")
+    counts = [int(t) for t in a.threads.split(",")]
+    head = f"{'case':28s} {'warp insts':>12s} {'sim cycles':>11s}"
+    for t in counts:
+        head += f" {f'{t}T wall s':>10s} {f'{t}T M/s':>8s}"
+        if t != counts[0]:
+            head += f" {f'{t}T/{counts[0]}T':>7s}"
+    head += "  same stats" + (f" {'func M/s':>9s}" if a.functional else "")
+    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}")
+    print(head)
+    base_rates, ratios = [], {}
+    for name in names:
         case = suite[name]
-        sim = TimingSim(a.config)
-        kernel, args, _, _ = prepare(case, sim.device)
-        sim.flush()
-        t0 = time.process_time()
-        res = sim.launch(kernel, case.grid, case.block, args, shared=case.shared)
-        t_cpu = time.process_time() - t0
-        dev = Device()
-        k2, args2, _, _ = prepare(case, dev)
-        t0 = time.process_time()
-        fres = dev.launch(k2, case.grid, case.block, args2, shared=case.shared)
-        f_cpu = time.process_time() - t0
-        rate = res.warp_insts / t_cpu
-        print(f"{name:22s} {res.warp_insts:12,d} {res.cycles:11,d} {t_cpu:9.2f} {rate / 1e6:10.2f} "
-              f"{res.cycles / t_cpu / 1e6:10.3f} {f_cpu:8.2f} {fres.warp_insts / f_cpu / 1e6:15.2f} "
-              f"{t_cpu / f_cpu:10.1f}x {rate / GOAL:7.2f}x")
+        row, walls, stats0, same = f"{name:28s}", [], None, True
+        for t in counts:
+            wall, st, _ = time_case(case, a.config, t, a.repeat)
+            if stats0 is None:
+                stats0 = st
+                row += f" {st['warp_insts']:12,d} {st['gpu_sim_cycle']:11,d}"
+            same &= st == stats0
+            walls.append(wall)
+            row += f" {wall:10.2f} {st['warp_insts'] / wall / 1e6:8.2f}"
+            if t != counts[0]:
+                r = walls[0] / wall
+                ratios.setdefault(t, []).append((name, r))
+                row += f" {r:6.2f}x"
+        base_rates.append(stats0["warp_insts"] / walls[0])
+        row += f"  {'yes' if same else 'NO'}"
+        if a.functional:
+            row += f" {functional_rate(case) / 1e6:9.2f}"
+        print(row, flush=True)
+        if not same:
+            raise SystemExit(f"{name}: statistics differ between thread counts")
+    med, lo = statistics.median(base_rates), min(base_rates)
+    print(f"\n{counts[0]} thread: median {med / 1e6:.2f} M warp insts/s ({med / GOAL_MEDIAN:.2f}x the goal of "
+          f"{GOAL_MEDIAN / 1e6:.0f} M), slowest {lo / 1e6:.2f} M/s ({lo / GOAL_MIN:.2f}x the floor of {GOAL_MIN / 1e6:.0f} M)")
+    for t, rs in ratios.items():
+        gemm = [r for n, r in rs if "gemm" in n]
+        if gemm:
+            print(f"{t} threads vs {counts[0]} on the GEMMs: {statistics.median(gemm):.2f}x median "
+                  f"(goal {GOAL_RATIO}x), range {min(gemm):.2f}-{max(gemm):.2f}x")
+        print(f"{t} threads vs {counts[0]} on all cases shown: {statistics.median(r for _, r in rs):.2f}x median")
 
 
 if __name__ == "__main__":

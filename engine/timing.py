@@ -140,7 +140,14 @@ class TimingSim:
     as Nsight Compute's --cache-control all does)."""
 
     def __init__(self, config: Config | str = "h200", overrides: list[str] | None = None,
-                 record: str = "off", record_sms: list[int] | None = None, device: Device | None = None):
+                 record: str = "off", record_sms: list[int] | None = None, device: Device | None = None,
+                 threads: int | None = None):
+        """threads: simulation threads (overrides the config's sim.threads; 0 = the cores available).
+        Results are identical for any number of threads."""
+        if threads is not None:
+            if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+                raise ValueError(f"threads must be a whole number >= 0 (0: the cores available), not {threads!r}")
+            overrides = [*(overrides or []), f"sim.threads={threads}"]
         self.config = load_config(config, overrides) if isinstance(config, str) else (
             config.with_overrides(overrides) if overrides else config)
         if record not in recording.LEVELS:
@@ -157,6 +164,11 @@ class TimingSim:
         self._dtypes = recording.table_dtypes()
         self._warp_slots = self.config["gpu.num_sms"] * self.config["sm.max_warps"]
         self._kernel_id = 0
+
+    @property
+    def threads(self) -> int:
+        """The threads the simulation runs on (sim.threads resolved; at most one per SM)."""
+        return int(lib.gs_tsim_threads(self._ptr))
 
     def flush(self) -> None:
         lib.gs_tsim_flush(self._ptr)

@@ -128,7 +128,10 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
     out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
         f"{'SASS winst':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} {'Mi/s':>6s}")
     t_all = time.perf_counter()
-    work = [(config, tuple(overrides or ()), str(suite.path), c.name, hw_all.get(c.name)) for c in cases]
+    wover = tuple(overrides or ())
+    if jobs > 1 and not any(o.startswith("sim.threads") for o in wover):
+        wover += ("sim.threads=1",)       # one process per core already: no threads on top
+    work = [(config, wover, str(suite.path), c.name, hw_all.get(c.name)) for c in cases]
     results: dict[str, dict] = {}
     if jobs > 1:
         import multiprocessing

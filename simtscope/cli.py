@@ -27,6 +27,16 @@ def _dim3(s: str) -> tuple[int, int, int]:
     return tuple(parts + [1] * (3 - len(parts)))
 
 
+def _threads(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0: the cores available), got {s!r}")
+    return n
+
+
 _ARG_RE = re.compile(r"^(?P<t>[a-z]\d+)(\[(?P<n>\d+)\])?=(?P<v>.*)$")
 
 
@@ -116,12 +126,12 @@ def cmd_run(a) -> int:
     try:
         if a.timing:
             from engine.timing import TimingSim, format_stats
-            sim = TimingSim(a.config, overrides=a.set, device=dev)
+            sim = TimingSim(a.config, overrides=a.set, device=dev, threads=a.threads)
             tres = sim.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
             print(format_stats(tres.stats, a.kernel))
             print(f"wall time   {tres.wall_s:.3f} s")
             doc = {"kernel": a.kernel, "sim_cycles": tres.cycles, "warp_insts": tres.warp_insts,
-                   "wall_s": tres.wall_s, "stats": tres.stats}
+                   "wall_s": tres.wall_s, "threads": sim.threads, "stats": tres.stats}
         else:
             res = dev.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
             _print_launch(res)
@@ -148,17 +158,19 @@ def _write_json(a, doc: dict) -> None:
 
 def _run_timing_case(a, case) -> int:
     from engine.timing import TimingSim, format_stats
-    sim = TimingSim(a.config, overrides=a.set)
+    sim = TimingSim(a.config, overrides=a.set, threads=a.threads)
     run = sim.run_case(case)
     if run.fault:
         print(run.fault)
         return 2
     print(format_stats(run.timing.stats, case.kernel))
-    print(f"wall time   {run.timing.wall_s:.3f} s   ({run.timing.warp_insts / max(run.timing.wall_s, 1e-9) / 1e6:.2f} M warp insts/s)")
+    print(f"wall time   {run.timing.wall_s:.3f} s   ({run.timing.warp_insts / max(run.timing.wall_s, 1e-9) / 1e6:.2f} M warp insts/s, "
+          f"{sim.threads} thread{'s' if sim.threads != 1 else ''})")
     status = {True: "PASS", False: "FAIL", None: "UNCHECKED (reference unknown)"}[run.passed]
     print(f"outputs     {status}  " + "  ".join(f"{k}: {v:.3g}" for k, v in run.errors.items()))
     _write_json(a, {"case": case.name, "config": sim.config.name, "sim_cycles": run.timing.cycles,
-                    "warp_insts": run.timing.warp_insts, "wall_s": run.timing.wall_s, "outputs_pass": run.passed,
+                    "warp_insts": run.timing.warp_insts, "wall_s": run.timing.wall_s, "threads": sim.threads,
+                    "outputs_pass": run.passed,
                     "errors": run.errors, "stats": run.timing.stats})
     return 0 if run.passed is not False else 1
 
@@ -241,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--allow-unknown-opcodes", action="store_true",
                    help="time SASS opcodes missing from the tables as generic ALU ops (counted) instead of failing")
     r.add_argument("--json", help="write the result as JSON here")
+    r.add_argument("--threads", type=_threads, default=None,
+                   help="timing: simulation threads (default: the config's sim.threads, 0 = the cores available); "
+                        "results are identical for any count")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("validate", help="run every case of a suite and compare")

@@ -39,9 +39,9 @@ def find_bundles(paths: list[str]) -> list[Path]:
     return out
 
 
-def _sim(config: str, overrides: list[str]):
+def _sim(config: str, overrides: list[str], threads: int | None = None):
     from ..timing import TimingSim
-    return TimingSim(config, overrides=overrides)
+    return TimingSim(config, overrides=overrides, threads=threads)
 
 
 def cmd_run_workload(a) -> int:
@@ -56,7 +56,7 @@ def cmd_run_workload(a) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        sim = _sim(a.config, a.set) if timed else None
+        sim = _sim(a.config, a.set, getattr(a, "threads", None)) if timed else None
 
         def progress(i, n, run):
             state = "error" if run.error else (f"{run.sim_cycles:,d} cycles" if run.timed else "functional")
