@@ -69,7 +69,7 @@ def run_point(task: dict) -> dict:
 
     try:
         try:
-            sim = TimingSim(task["config"], record="summary")
+            sim = TimingSim(task["config"], record="summary", threads=1)   # one process per core already
             res = RUNNERS[task["kind"]](task["payload"], sim, new_sink, scratch)
         except Exception as e:                       # noqa: BLE001 - one bad point must not stop a sweep
             traceback.print_exc()

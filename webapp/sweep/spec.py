@@ -85,7 +85,9 @@ class Point:
 
 
 def point_key(workload_digest: str, config: Config, version: str) -> str:
-    blob = json.dumps({"workload": workload_digest, "config": config.values, "version": version},
+    # sim.threads changes no result (the engine is deterministic for any thread count): not part of the key
+    values = {k: v for k, v in config.values.items() if k != "sim.threads"}
+    blob = json.dumps({"workload": workload_digest, "config": values, "version": version},
                       sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
