@@ -204,6 +204,19 @@ def _parse_override(s: str) -> tuple[str, Any]:
     return key, val
 
 
+def _known_keys_hint(key: str) -> str:
+    """The valid keys to offer for an unknown one: close matches, else the keys of its section, else the sections."""
+    import difflib
+    close = difflib.get_close_matches(key, list(BY_KEY), n=4, cutoff=0.6)
+    if close:
+        return "did you mean " + ", ".join(close) + "?"
+    section = key.split(".", 1)[0]
+    same = [k for k in BY_KEY if k.split(".", 1)[0] == section]
+    if same:
+        return f"keys of [{section}]: " + ", ".join(same)
+    return "sections: " + ", ".join(dict.fromkeys(k.split(".", 1)[0] for k in BY_KEY))
+
+
 @dataclass
 class Config:
     name: str
@@ -222,7 +235,7 @@ class Config:
         for s in overrides:
             key, val = _parse_override(s)
             if key not in BY_KEY:
-                raise ConfigError(f"override {s!r}: unknown key {key!r}")
+                raise ConfigError(f"override {s!r}: unknown key {key!r}; {_known_keys_hint(key)}")
             vals[key] = _check(BY_KEY[key], val, "override")
         _check_consistency(vals, "override")
         return Config(self.name, vals, self.source, self.overrides + list(overrides))

@@ -147,7 +147,7 @@ def meta_fields(reader, run: dict) -> dict:
         groups["pc_stats"] = wire.group(0, 0, len(pcs), {"pc": pcs["pc"], "issued": pcs["issued"],
                                                          "stalls": pcs["stalls"]})
     return {"run": run, "status": reader.status, "end_cycle": reader.end_cycle, "progress": m.get("progress"),
-            "message": m.get("message", ""), "stats": m.get("stats"), "config": rec.get("config"),
+            "message": m.get("message", ""), "stats": m.get("stats"), "check": m.get("check"), "config": rec.get("config"),
             "workload": rec.get("workload"), "kernels": kernels, "num_sms": rec.get("num_sms"),
             "slots": rec.get("warp_slots_per_sm"), "interval": rec.get("interval"),
             "record_sms": rec.get("record_sms"), "level": rec.get("level"), "states": list(WARP_STATES),

@@ -85,7 +85,7 @@ def test_heatmap_pixels_of_a_100_cycle_window_match_the_run_store(page, server, 
 def test_scrubbing_with_the_keys_steps_the_cursor_and_the_inspector_follows(page, server, softmax_run, shot):
     rd = reader(server, softmax_run["id"])
     c0 = rd.end_cycle // 2
-    open_view(page, server, softmax_run["id"], a=c0 - 2000, b=c0 + 2000, sm=0, cursor=c0)
+    open_view(page, server, softmax_run["id"], a=c0 - 2000, b=c0 + 2000, sm=0, cursor=c0, tab="warps")
     page.locator("[data-testid=ruler]").hover()
     steps = [("ArrowRight", 1), ("Shift+ArrowRight", 10), ("Control+ArrowRight", 100), ("ArrowLeft", -1),
              ("Shift+ArrowLeft", -10)]

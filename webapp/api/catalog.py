@@ -1,7 +1,7 @@
-"""GET /api/configs, GET /api/workloads, DELETE /api/workloads/<id>."""
+"""GET /api/configs, GET /api/workloads, DELETE /api/workloads/<id>, GET /api/limits."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, current_app, jsonify
 
 from .. import services
 from ..bundles import list_bundles
@@ -29,3 +29,11 @@ def delete_workload(wid: str):
     if not services.get().cat.delete_workload(wid):
         raise ApiError(f"no uploaded workload {wid!r}", 404)
     return "", 204
+
+
+@bp.get("/limits")
+def limits():
+    """What an upload or an import may be, so the forms can say it before anything is sent."""
+    c = current_app.config
+    return jsonify({"request_bytes": c["MAX_CONTENT_LENGTH"], "file_bytes": c["UPLOAD_MAX_FILE"],
+                    "unpacked_bytes": c["UPLOAD_MAX_UNPACKED"], "max_ctas": c["MAX_CTAS"]})

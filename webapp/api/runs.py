@@ -12,6 +12,7 @@ from flask import Blueprint, Response, after_this_request, current_app, jsonify,
 from engine.recording import LEVELS
 
 from .. import services
+from ..jobs.worker import load_factory
 from ..metrics import counters_csv
 from ..store import runfile
 from ..store.catalogue import LIVE
@@ -92,6 +93,12 @@ def create_run():
     if not isinstance(overrides, list) or len(overrides) > 64 or \
             any(not isinstance(o, str) or not _OVERRIDE.match(o) for o in overrides):
         raise ApiError("'overrides' must be a list of key=value strings like l2.size_kib=30720")
+    check = getattr(load_factory(current_app.config["SIM_FACTORY"]), "check", None)
+    if check is not None:                              # the worker would fail on it: say so now, with the valid values
+        try:
+            check(config, overrides)
+        except ValueError as e:
+            raise ApiError(f"config {config}: {e}") from None
     level = body.get("level") or current_app.config["DEFAULT_LEVEL"]
     if level not in LEVELS:
         raise ApiError(f"'level' must be one of {', '.join(LEVELS)}")
@@ -174,12 +181,21 @@ def import_run():
     with tempfile.NamedTemporaryFile(suffix=".simtrun", delete=False) as tmp:
         f.save(tmp)
     try:
-        run = services.get().cat.import_run(tmp.name, request.form.get("name") or None)
+        run = services.get().cat.import_run(tmp.name, request.form.get("name") or _imported_name(tmp.name))
     except ValueError as e:
         raise ApiError(str(e)) from None
     finally:
         Path(tmp.name).unlink(missing_ok=True)
     return jsonify(_public(run)), 201
+
+
+def _imported_name(path: str) -> str | None:
+    """'<its name> (imported)': an imported run is told apart from runs simulated here."""
+    try:
+        info = runfile.read_meta(path, "info") or {}
+    except (sqlite3.DatabaseError, ValueError, KeyError):
+        return None                                    # not a run file: import_run says why
+    return f"{info.get('name') or 'run'} (imported)"[:120]
 
 
 @bp.get("/<run_id>/counters.csv")

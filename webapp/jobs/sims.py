@@ -13,6 +13,16 @@ def timing_sim(job: dict):
     return TimingSim(job["config"], overrides=overrides, record=job["level"], record_sms=job.get("record_sms"))
 
 
+def check_timing(config: str, overrides: list[str]) -> None:
+    """Raise ValueError (engine.config.ConfigError) naming the override and the valid values if the
+    configuration the run asks for cannot be built; called when the run is submitted."""
+    from engine.config import load_config
+    load_config(config, list(overrides))
+
+
+timing_sim.check = check_timing                # a factory may carry `check(config, overrides)`
+
+
 def timing_configs() -> list[str]:
     from engine.config import list_configs
     return list(list_configs())

@@ -25,6 +25,10 @@ export const STATE_COLOURS = {
 };
 export const NO_DATA = 255;
 
+// States the user hid with the legend: drawn as HIDDEN_COLOUR in the warp tracks, left out of stacks.
+export const hiddenStates = new Set();
+export const HIDDEN_COLOUR = '#ffffff';
+
 export function hexToRgb(hex) {
   const v = parseInt(hex.slice(1), 16);
   return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
@@ -34,14 +38,15 @@ export function hexToRgb(hex) {
 export function statePixels(states) {
   const out = new Uint32Array(256);                 // index 255 (no data) stays transparent
   states.forEach((name, i) => {
-    const [r, g, b] = hexToRgb(STATE_COLOURS[name] || '#ff00ff');
+    const [r, g, b] = hexToRgb(hiddenStates.has(name) ? HIDDEN_COLOUR : (STATE_COLOURS[name] || '#ff00ff'));
     out[i] = (255 << 24) | (b << 16) | (g << 8) | r;
   });
   return out;
 }
 
 export function stateColour(states, i) {
-  return i === NO_DATA ? 'transparent' : (STATE_COLOURS[states[i]] || '#ff00ff');
+  if (i === NO_DATA) return 'transparent';
+  return hiddenStates.has(states[i]) ? HIDDEN_COLOUR : (STATE_COLOURS[states[i]] || '#ff00ff');
 }
 
 // Kernels cycle through Okabe-Ito hues; CTAs of one kernel alternate two lightnesses.

@@ -1,6 +1,6 @@
 // Counter tracks over the shared cycle axis: one metric per track as a step line with a light fill
 // (value per bucket of interval * 2^k cycles), and the GPU-wide warp-state breakdown as stacked areas.
-import { STATE_COLOURS, INK, MUTED, GRID } from '../lib/colours.js';
+import { STATE_COLOURS, INK, MUTED, GRID, hiddenStates } from '../lib/colours.js';
 import { toNumbers } from '../net/wire.js';
 import { bucketAt } from './track.js';
 import { exact, num, pct } from '../lib/format.js';
@@ -89,8 +89,11 @@ export class StatesTrack {
       for (let j = 0; j < k; j++) {
         const f = this.fr[i * k + j];
         if (f <= 0) continue;
-        ctx.fillStyle = STATE_COLOURS[this.src.meta.states[g.hist_states[j]]];
-        ctx.fillRect(xa, y + 2 + H * (1 - acc - f), Math.max(0.5, xb - xa), H * f);
+        const name = this.src.meta.states[g.hist_states[j]];
+        if (!hiddenStates.has(name)) {                  // a hidden state leaves its gap: the others stay put
+          ctx.fillStyle = STATE_COLOURS[name];
+          ctx.fillRect(xa, y + 2 + H * (1 - acc - f), Math.max(0.5, xb - xa), H * f);
+        }
         acc += f;
       }
     }

@@ -1,12 +1,14 @@
-// The inspector for the cursor cycle, in tabs: the warps of the chosen SM (state, PC, PTX instruction,
-// CTA, since/until), the memory (sampled requests in flight by level, queue depths), and the PTX source
-// (ptx-view.js). It asks for a snapshot whenever the cursor or the SM changes; requests for one slot
+// The details pane, in tabs: the run summary (summary-view.js); for the cursor cycle the warps of the
+// chosen SM (state, PC, PTX instruction, CTA, since/until) and the memory (sampled requests in flight by
+// level, queue depths); the PTX source (ptx-view.js); the glossary of warp states (glossary-view.js). It asks for a snapshot whenever the cursor or the SM changes; requests for one slot
 // supersede each other, so fast scrubbing costs at most the flow-control window.
 import { stateColour } from '../lib/colours.js';
 import { escapeHtml, exact, hex } from '../lib/format.js';
 import { toNumbers } from '../net/wire.js';
 import { PtxView } from './ptx-view.js';
 import { schedule } from '../render/scheduler.js';
+import { renderSummary } from './summary-view.js';
+import { renderGlossary, focusGlossary } from './glossary-view.js';
 
 const NO_PC = 0xffffffff;             // the recorder's pc for a warp without a next instruction
 
@@ -15,10 +17,14 @@ export class Inspector {
     this.root = root; this.state = state; this.ch = channel; this.last = null; this.meta = null;
     root.innerHTML = `
       <div class="tabs" role="tablist">
+        <button data-tab="summary" role="tab" data-testid="tab-summary">Summary</button>
         <button data-tab="warps" role="tab">Warps</button><button data-tab="memory" role="tab">Memory</button>
-        <button data-tab="ptx" role="tab">PTX source</button>
+        <button data-tab="ptx" role="tab" data-testid="tab-ptx">PTX source</button>
+        <button data-tab="glossary" role="tab" data-testid="tab-glossary">Glossary</button>
         <span class="inspector-title" data-testid="inspector-title"></span>
       </div>
+      <div class="tab-body" data-pane="summary"></div>
+      <div class="tab-body" data-pane="glossary"></div>
       <div class="tab-body" data-pane="warps" data-testid="warps"></div>
       <div class="tab-body" data-pane="memory" data-testid="memory"></div>
       <div class="tab-body" data-pane="ptx" data-testid="ptx"></div>`;
@@ -26,16 +32,23 @@ export class Inspector {
     root.querySelectorAll('.tabs button').forEach((b) => b.addEventListener('click', () => state.set({ tab: b.dataset.tab })));
     state.subscribe((s, changed) => {
       if (changed.includes('tab')) { this._tabs(); if (this.last) this.render(this.last); }
+      if (changed.includes('gloss') || (changed.includes('tab') && s.tab === 'glossary' && s.gloss)) {
+        focusGlossary(this.root.querySelector('[data-pane="glossary"]'), s.gloss);
+      }
       if (changed.includes('cursor') || changed.includes('sm')) this.request();
     });
   }
 
   setRun(meta) {
-    this.meta = meta; this.ptx.setRun(meta); this._tabs(); this.request();
+    this.meta = meta; this.ptx.setRun(meta);
+    renderSummary(this.root.querySelector('[data-pane="summary"]'), meta);
+    renderGlossary(this.root.querySelector('[data-pane="glossary"]'), meta.states);
+    if (this.state.get().gloss) focusGlossary(this.root.querySelector('[data-pane="glossary"]'), this.state.get().gloss);
+    this._tabs(); this.request();
   }
 
   _tabs() {
-    const tab = this.state.get().tab || 'warps';
+    const tab = this.state.get().tab || 'summary';
     this.root.querySelectorAll('.tabs button').forEach((b) => b.classList.toggle('active', b.dataset.tab === tab));
     this.root.querySelectorAll('.tab-body').forEach((p) => { p.hidden = p.dataset.pane !== tab; });
   }
@@ -54,10 +67,10 @@ export class Inspector {
   render(f) {
     this.last = f;
     this.root.querySelector('.inspector-title').textContent = `cycle ${exact(f.cycle)} · SM ${f.sm}`;
-    const tab = this.state.get().tab || 'warps';
+    const tab = this.state.get().tab || 'summary';
     if (tab === 'warps') this._warps(f);
     else if (tab === 'memory') this._memory(f);
-    else this._ptxMarks(f);
+    else if (tab === 'ptx') this._ptxMarks(f);
     if (this.onRender) this.onRender(f);
   }
 

@@ -1,9 +1,13 @@
 // The new-run form: a workload (demos first; whole-model bundles in their own group, with the launches to
-// record in full), a GPU config with overrides, the recording level and SMs,
-// the counter interval. Submitting creates the run; the run list shows its progress.
+// record in full), a GPU config with overrides, the recording level and SMs, the counter interval.
+// Submitting creates the run; the run list shows its progress. The form starts from the settings of the
+// last run started here (localStorage), so trying one more override is one edit.
 import { api } from '../net/api.js';
 import { escapeHtml } from '../lib/format.js';
 import { bundleOptions } from './workload/bundle-options.js';
+
+const LAST = 'simtscope.last-run';
+function lastUsed() { try { return JSON.parse(localStorage.getItem(LAST) || 'null'); } catch (e) { return null; } }
 
 export class NewRunForm {
   constructor(root, onCreated) {
@@ -17,7 +21,7 @@ export class NewRunForm {
         <label>recording <select name="level"><option value="full">full (warp states)</option><option value="summary">summary (counters)</option><option value="off">off</option></select></label>
         <label>SMs with warp states <input name="record_sms" placeholder="all, or 0-7,12" size="10"></label>
         <label>counter interval <input name="interval" type="number" min="16" value="256" size="6"> cycles</label>
-        <label class="wide">config overrides <input name="overrides" placeholder="l2.size_kib=30720, sm.warp_scheduler=lrr" size="40"></label>
+        <label class="wide">config overrides <input name="overrides" placeholder="l2.size_kib=30720, sm.scheduler=lrr" size="40"></label>
         <label>name <input name="name" placeholder="(automatic)" size="20"></label>
         <button type="submit" data-testid="start-run">Start run</button>
         <div class="form-msg" data-testid="new-run-msg"></div>
@@ -42,9 +46,21 @@ export class NewRunForm {
     const keep = wsel.value;
     this.bundles = new Map(workloads.filter((w) => w.kind === 'bundle').map((w) => [w.id, w]));
     wsel.innerHTML = `<optgroup label="single kernels (validation cases)">${kernels.map(opt).join('')}</optgroup>${bundleOptions(this.bundles)}`;
-    if (keep) wsel.value = keep;
+    const csel = this.root.querySelector('[name=config]'), keepCfg = csel.value;
+    csel.innerHTML = configs.map((c) => `<option>${escapeHtml(c.name)}</option>`).join('');
+    const last = lastUsed();
+    if (keep) { wsel.value = keep; if (keepCfg) csel.value = keepCfg; }               // the user's own choice stays
+    else if (last) {
+      const f = this.root.querySelector('form');
+      if (workloads.some((w) => w.id === last.workload)) wsel.value = last.workload;
+      if (configs.some((c) => c.name === last.config)) csel.value = last.config;
+      f.level.value = last.level || 'full';
+      f.record_sms.value = last.record_sms || '';
+      if (last.interval) f.interval.value = last.interval;
+      f.overrides.value = (last.overrides || []).join(', ');
+      if (last.launches) f.launches.value = last.launches;
+    }
     this._bundleChanged();
-    this.root.querySelector('[name=config]').innerHTML = configs.map((c) => `<option>${escapeHtml(c.name)}</option>`).join('');
   }
 
   async _submit(e) {
@@ -60,6 +76,7 @@ export class NewRunForm {
     try {
       const run = await api('/api/runs', { json: body });
       msg.textContent = `started ${run.name}`;
+      localStorage.setItem(LAST, JSON.stringify({ ...body, name: undefined }));
       if (this.onCreated) this.onCreated(run);
     } catch (err) { msg.textContent = err.message; msg.className = 'form-msg error'; }
   }

@@ -11,7 +11,8 @@ export class RunList {
         <th>status</th><th>progress</th><th class="num">cycles</th><th class="num">warp insts</th><th></th></tr></thead><tbody></tbody></table>
       <p class="empty muted" hidden>No runs yet: start one below.</p>
       <form class="import" data-testid="import-form"><label>Import a run file (.simtrun) <input type="file" name="run" accept=".simtrun,application/vnd.sqlite3"></label>
-        <button type="submit">Import</button> <span class="form-msg"></span></form>`;
+        <button type="submit">Import</button> <span class="limits muted small" data-testid="import-limits"></span> <span class="form-msg"></span></form>`;
+    api('/api/limits').then((l) => { root.querySelector('.limits').textContent = `run files up to ${Math.round(l.request_bytes / 2 ** 20)} MiB; the run keeps its name with "(imported)"`; }).catch(() => {});
     root.addEventListener('click', (e) => this._click(e));
     root.querySelector('form.import').addEventListener('submit', (e) => this._import(e));
   }
@@ -72,7 +73,7 @@ export class RunList {
     msg.textContent = ''; msg.className = 'form-msg';
     try {
       const r = await api('/api/runs/import', { method: 'POST', body: new FormData(form) });
-      msg.textContent = `imported as ${r.id}`; form.reset(); this.refresh();
+      msg.textContent = `imported as ${r.name} (${r.id})`; form.reset(); this.refresh();
     } catch (err) { msg.textContent = err.message; msg.className = 'form-msg error'; }
   }
 }

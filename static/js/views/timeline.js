@@ -106,6 +106,12 @@ export class Timeline {
     if (this.onData) this.onData(src);
   }
 
+  // colours changed (states hidden or shown in the legend): rebuild the bitmaps and redraw
+  restyle() {
+    for (const t of this.tracks || []) if (t.src.groups && Object.keys(t.src.groups).length) t.setData();
+    this.refresh(false);
+  }
+
   _relayout() {
     this.layout = layoutTracks(this.sections || []);
     this.resize();

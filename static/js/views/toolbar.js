@@ -41,7 +41,8 @@ export class Toolbar {
     const s = this.state.get();
     const cfg = meta.config && meta.config.name ? meta.config.name : (meta.run ? meta.run.config : '');
     this.root.querySelector('.run-title').innerHTML =
-      `<b>${escapeHtml(meta.run ? meta.run.name : '')}</b> <span class="muted">${escapeHtml(cfg)} · ${escapeHtml(meta.status)} · ${meta.level} recording</span>`;
+      `<b>${escapeHtml(meta.run ? meta.run.name : '')}</b> <span class="muted">${escapeHtml(cfg)} · <span class="run-status">${escapeHtml(meta.status)}</span>` +
+      `${meta.level ? ` · ${meta.level} recording` : ''}</span>`;
     const smSel = this.root.querySelector('[data-act=sm]');
     const rec = meta.level === 'full' ? (meta.record_sms || []) : [];
     smSel.innerHTML = Array.from({ length: meta.num_sms || 0 }, (_, i) =>
@@ -52,6 +53,11 @@ export class Toolbar {
       .map((r) => `<option value="${r.id}">${escapeHtml(r.name)} (${escapeHtml(r.config)})</option>`).join('');
     cmp.value = s.cmp || '';
     this.root.querySelector('[data-act=speed]').value = String(s.speed || 1000);
+  }
+
+  setStatus(status) {
+    const el = this.root.querySelector('.run-status');
+    if (el) el.textContent = status;
   }
 
   _click(e) {

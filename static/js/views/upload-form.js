@@ -10,6 +10,12 @@ const EXAMPLE = `{"name": "my_saxpy", "kernel": "saxpy", "grid": [64], "block": 
           {"kind": "buffer", "dtype": "f32", "count": 16384, "init": "random_uniform", "lo": -1, "hi": 1, "seed": 1},
           {"kind": "buffer", "dtype": "f32", "count": 16384, "init": "zeros", "output": true}]}`;
 
+const MiB = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+export function limitsText(l) {
+  return `Limits: each file up to ${MiB(l.file_bytes)}, one upload up to ${MiB(l.request_bytes)}, a .zip up to ${MiB(l.unpacked_bytes)} unpacked; ` +
+    `launches up to ${l.max_ctas.toLocaleString('en-US')} CTAs. Everything is checked before anything is stored.`;
+}
+
 export class UploadForm {
   constructor(root, onUploaded) {
     this.root = root; this.onUploaded = onUploaded;
@@ -20,9 +26,11 @@ export class UploadForm {
         <label class="wide">launch description (cases.json format: one case, a list, or a whole file)
           <textarea name="launch" rows="5" data-testid="upload-launch" placeholder='${escapeHtml(EXAMPLE)}'></textarea></label>
         <button type="submit" data-testid="upload-submit">Upload</button>
+        <div class="limits muted small" data-testid="upload-limits"></div>
         <div class="form-msg" data-testid="upload-msg"></div>
       </form>`;
     root.querySelector('form').addEventListener('submit', (e) => this._submit(e));
+    api('/api/limits').then((l) => { this.limits = l; root.querySelector('.limits').textContent = limitsText(l); }).catch(() => {});
   }
 
   async _submit(e) {
@@ -30,6 +38,10 @@ export class UploadForm {
     const f = e.target, msg = f.querySelector('.form-msg');
     const data = new FormData();
     const file = f.file.files[0];
+    if (file && this.limits && file.size > (file.name.toLowerCase().endsWith('.zip') ? this.limits.request_bytes : this.limits.file_bytes)) {
+      msg.textContent = `${file.name}: ${MiB(file.size)} is over the limit (${limitsText(this.limits)})`; msg.className = 'form-msg error';
+      return;
+    }
     if (file) {
       const ext = file.name.toLowerCase().split('.').pop();
       data.append(ext === 'zip' ? 'archive' : (ext === 'cu' ? 'cu' : 'ptx'), file);

@@ -1,0 +1,56 @@
+"""Server side of the explorer explaining itself: overrides checked at submit with the valid values,
+upload limits published, imported runs named as imported."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from engine.config import ConfigError
+from tests.fixtures.servers import synthetic_app, wait_done
+from webapp.jobs.sims import check_timing
+
+
+@pytest.mark.parametrize("override, message", [
+    ("sm.warp_scheduler=lrr", "override 'sm.warp_scheduler=lrr': unknown key 'sm.warp_scheduler'; did you mean sm.scheduler?"),
+    ("sm.scheduler=fastest", "override: sm.scheduler = 'fastest' is not one of gto, lrr, two_level"),
+    ("foo.bar=1", "override 'foo.bar=1': unknown key 'foo.bar'; sections: gpu, sm, pipes, l1, shared, const, icnt, l2, dram, record, sim"),
+    ("l2.size_kib=-5", "override: l2.size_kib = -5 KiB is outside [64, 4194304]"),
+])
+def test_a_bad_override_names_the_valid_values(override, message):
+    with pytest.raises(ConfigError) as e:
+        check_timing("h200", [override])
+    assert str(e.value) == message
+    check_timing("h200", ["sm.scheduler=lrr", "l2.size_kib=30720"])        # good ones pass
+
+
+def test_the_api_refuses_a_bad_override_before_queueing(tmp_path):
+    app = synthetic_app(tmp_path, SIM_FACTORY="webapp.jobs.sims:timing_sim", CONFIG_LISTER="webapp.jobs.sims:timing_configs")
+    c = app.test_client()
+    r = c.post("/api/runs", json={"workload": "case:saxpy_1M", "config": "h200", "overrides": ["sm.scheduler=fastest"]})
+    assert r.status_code == 400
+    assert r.get_json()["error"] == "config h200: override: sm.scheduler = 'fastest' is not one of gto, lrr, two_level"
+    assert c.get("/api/runs").get_json() == []
+
+
+def test_limits_are_published(tmp_path):
+    app = synthetic_app(tmp_path, UPLOAD_MAX_FILE=1234, MAX_CTAS=99)
+    lim = app.test_client().get("/api/limits").get_json()
+    assert lim == {"request_bytes": app.config["MAX_CONTENT_LENGTH"], "file_bytes": 1234,
+                   "unpacked_bytes": app.config["UPLOAD_MAX_UNPACKED"], "max_ctas": 99}
+
+
+def test_an_imported_run_is_named_as_imported(tmp_path):
+    app = synthetic_app(tmp_path)
+    c = app.test_client()
+    wl = c.get("/api/workloads").get_json()[0]["id"]
+    cfg = c.get("/api/configs").get_json()[0]["name"]
+    run = c.post("/api/runs", json={"workload": wl, "config": cfg, "name": "original"}).get_json()
+    run = wait_done(lambda p: c.get(p).get_json(), run["id"])
+    data = c.get(f"/api/runs/{run['id']}/download").data
+    r = c.post("/api/runs/import", data={"run": (io.BytesIO(data), "x.simtrun")}, content_type="multipart/form-data")
+    assert r.status_code == 201 and r.get_json()["name"] == "original (imported)"
+    r = c.post("/api/runs/import", data={"run": (io.BytesIO(data), "x.simtrun"), "name": "mine"},
+               content_type="multipart/form-data")
+    assert r.get_json()["name"] == "mine"
+    app.extensions["simtscope"].jobs.shutdown()
