@@ -94,7 +94,8 @@ def register(sio) -> None:
 
     @sio.on("snapshot")
     def _snapshot(payload=None):
-        _submit("snapshot", payload, ("snapshot",))
+        slot = str((payload or {}).get("slot", "main"))[:32] if isinstance(payload, dict) else "main"
+        _submit("snapshot", payload, ("snapshot", slot))          # a compared run's snapshot has its own slot
 
     @sio.on("ack")
     def _ack(payload=None):

@@ -40,13 +40,22 @@ new HelpOverlay($('#help-overlay'), $('.help-btn'));
 let legendPresent = null;
 const drawLegend = () => { if (timeline.src && timeline.src.meta) renderLegend($('#legend'), timeline.src.meta.states, legendPresent); };
 attachLegend($('#legend'), () => { drawLegend(); timeline.restyle(); });
+timeline.onCompare = (metaB) => inspector.setCompare(metaB);
 timeline.onError = (e) => { $('#view-error').textContent = e.message; };
 timeline.onData = (src) => {
   if (src !== timeline.src) return;
   const g = src.groups.ctr;
   if (g && g.hist_states) { legendPresent = new Set(g.hist_states.map((i) => src.meta.states[i])); drawLegend(); }
 };
-// any state colour or ⓘ with data-gloss="STATE" opens the glossary at that state
+// a PTX line named elsewhere (memory tab, compare table): show it in the PTX tab
+$('#inspector').addEventListener('click', (e) => {
+  const a = e.target.closest('a[data-line]');
+  if (!a) return;
+  e.preventDefault();
+  const line = Number(a.dataset.line);
+  state.set({ tab: 'ptx', line, pcs: inspector.ptx.pcsOf(line) });
+});
+// any state colour or ? with data-gloss="STATE" opens the glossary at that state
 document.addEventListener('click', (e) => {
   const a = e.target.closest('[data-gloss]');
   if (!a) return;

@@ -66,9 +66,14 @@ def test_heatmap_pixels_of_a_100_cycle_window_match_the_run_store(page, server, 
                            " return g && g.step === 1 && g.cycle0 <= a; }", arg=[a], timeout=60000)
     page.wait_for_timeout(300)                                            # one animation frame to draw
     geo = page.evaluate("""() => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat');
-        return {y: r.y, row: tl.heat.rowH(), slots: tl.heat.slots(), x0: r.x0}; }""")
+        return {y: r.y, row: tl.heat.rowH(), slots: tl.heat.rows(), all: tl.heat.slots(), x0: r.x0}; }""")
     colours = page.evaluate("() => window.__simtscope.stateColours")
     truth = rd.heat(sm, a, a + 100, 0)["state"]                          # (slots, 100) from the run store
+    # the track has a row per slot that held a warp in the loaded window, not one per slot of the SM
+    wa, wb = page.evaluate("() => [window.__simtscope.timeline.src.loaded.a, window.__simtscope.timeline.src.loaded.b]")
+    held = rd.heat(sm, wa, min(wb, rd.end_cycle), 0)["state"]
+    busy = np.flatnonzero(((held != STATE_INDEX["idle"]) & (held != 255)).any(axis=1))
+    assert busy.max() + 1 <= geo["slots"] < geo["all"], (geo, busy.max())
     rng = np.random.default_rng(5)
     checked = set()
     for slot, dc in zip(rng.integers(0, geo["slots"], 24), rng.integers(1, 99, 24)):

@@ -14,6 +14,7 @@ from engine.recording import LEVELS
 from .. import services
 from ..jobs.worker import load_factory
 from ..metrics import counters_csv
+from ..ranges import range_totals, warp_history
 from ..store import runfile
 from ..store.catalogue import LIVE
 from ..bundles import bundle_path
@@ -214,3 +215,44 @@ def counters(run_id: str):
         text = counters_csv(c, r.rec)
     return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": f"attachment; filename=counters-{run_id}-{a}-{b}.csv"})
+
+
+def _ints(**spec) -> dict:
+    """Integer query arguments: name -> (default or None if required, lo, hi); ApiError naming a bad one."""
+    out = {}
+    for k, (dflt, lo, hi) in spec.items():
+        raw = request.args.get(k)
+        if raw is None and dflt is None:
+            raise ApiError(f"'{k}' is required")
+        try:
+            v = int(raw) if raw is not None else dflt
+        except ValueError:
+            raise ApiError(f"'{k}' must be an integer, got {raw!r}") from None
+        if not lo <= v <= hi:
+            raise ApiError(f"'{k}' = {v} is outside [{lo}, {hi}]")
+        out[k] = v
+    return out
+
+
+@bp.get("/<run_id>/range")
+def range_(run_id: str):
+    """Totals over cycles [a, b): GPU counters and, for a recorded SM, its warps' exact state cycles."""
+    _run_or_404(run_id)
+    q = _ints(a=(None, 0, 1 << 62), b=(None, 1, 1 << 62), sm=(0, 0, 1 << 16))
+    with services.get().readers.get(run_id) as r:
+        try:
+            return jsonify(range_totals(r, q["a"], q["b"], q["sm"]))
+        except ValueError as e:
+            raise ApiError(str(e)) from None
+
+
+@bp.get("/<run_id>/warp")
+def warp(run_id: str):
+    """One warp slot's state runs around a cycle: the pinned warp's instruction history."""
+    _run_or_404(run_id)
+    q = _ints(sm=(None, 0, 1 << 16), slot=(None, 0, 1 << 16), cycle=(None, 0, 1 << 62))
+    with services.get().readers.get(run_id) as r:
+        try:
+            return jsonify(warp_history(r, q["sm"], q["slot"], q["cycle"]))
+        except (ValueError, LookupError) as e:
+            raise ApiError(str(e)) from None

@@ -29,7 +29,7 @@ export function indexBitmap(indices, rows, n, pixels, alpha = null) {
 
 // Draw the part of a bucketed bitmap (first bucket at cycle0, `step` cycles each) visible in `view`,
 // into the box [x, x+w) x [y, y+h).
-export function drawBuckets(ctx, bitmap, cycle0, step, view, y, h) {
+export function drawBuckets(ctx, bitmap, cycle0, step, view, y, h, rows = bitmap.height) {
   const n = bitmap.width;
   const i0 = Math.max(0, Math.floor((view.a - cycle0) / step));
   const i1 = Math.min(n, Math.ceil((view.b - cycle0) / step));
@@ -37,7 +37,7 @@ export function drawBuckets(ctx, bitmap, cycle0, step, view, y, h) {
   const x0 = view.toPx(cycle0 + i0 * step);
   const x1 = view.toPx(cycle0 + i1 * step);
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(bitmap, i0, 0, i1 - i0, bitmap.height, x0, y, x1 - x0, h);
+  ctx.drawImage(bitmap, i0, 0, i1 - i0, rows, x0, y, x1 - x0, h);
 }
 
 // Vector form of the same thing for SVG: one rectangle per run of equal values in a row.

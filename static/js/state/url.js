@@ -1,6 +1,6 @@
 // The whole view state lives in the URL query, so a view can be shared and reproduced:
-//   ?run=ID&a=CYCLE&b=CYCLE&cursor=CYCLE&sm=N&cmp=ID&line=N&tab=summary|warps|memory|ptx|glossary|diff&gloss=STATE&speed=N
-const INT_KEYS = ['a', 'b', 'cursor', 'sm', 'line', 'speed'];
+//   ?run=ID&a=CYCLE&b=CYCLE&cursor=CYCLE&sm=N&cmp=ID&line=N&tab=summary|warps|memory|ptx|glossary|diff&gloss=STATE&speed=N&pin=SLOT&ra=CYCLE&rb=CYCLE
+const INT_KEYS = ['a', 'b', 'cursor', 'sm', 'line', 'speed', 'pin', 'ra', 'rb'];
 const STR_KEYS = ['run', 'cmp', 'tab', 'gloss'];
 
 export function readUrl(loc = window.location) {

@@ -3,12 +3,13 @@
 const KEYS = [
   ['Timeline', [
     ['wheel', 'zoom around the pointer'], ['Shift + wheel', 'scroll the tracks up and down'],
-    ['sideways wheel / drag', 'pan'], ['click', 'set the cursor; on an SM row: show that SM\'s warps'],
+    ['sideways wheel / drag', 'pan'], ['click', 'set the cursor; on a warp row: pin that warp (its history in Warps); on an SM row: show that SM\'s warps'],
+    ['Shift + drag', 'select a range: totals over it (Range tab)'], ['click a track\'s name', 'collapse or expand the track'],
     ['drag the ruler', 'scrub the cursor'],
   ]],
   ['Keys', [
     ['← / →', 'step the cursor 1 cycle (Shift: 10, Ctrl: 100)'], ['+ / −', 'zoom in / out at the cursor'], ['space', 'play / pause'],
-    ['?', 'this help'], ['Escape', 'close this help'],
+    ['?', 'this help'], ['Escape', 'clear the range and the pinned warp; close this help'],
   ]],
   ['Panes and legend', [
     ['drag the bar between the panes', 'resize the timeline and the details (double-click: reset; ↑/↓ when focused)'],

@@ -3,6 +3,7 @@
 export const GUTTER = 168;
 export const RULER_H = 30;
 export const HEADER_H = 18;
+export const COLLAPSED_H = 16;
 
 export function layoutTracks(sections) {
   let y = 0;
@@ -10,9 +11,9 @@ export function layoutTracks(sections) {
   for (const sec of sections) {
     if (sec.header) { rows.push({ header: sec.header, y, h: HEADER_H }); y += HEADER_H; }
     for (const t of sec.tracks) {
-      const h = t.height();
+      const h = t.collapsed ? COLLAPSED_H : t.height();
       if (h <= 0) continue;
-      rows.push({ track: t, y, h });
+      rows.push({ track: t, y, h, collapsed: !!t.collapsed });
       y += h + 6;
     }
   }

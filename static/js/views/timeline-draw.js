@@ -42,12 +42,15 @@ export function drawTracks(ctx, view, layout, width, sel = {}) {
       continue;
     }
     const t = r.track;
-    ctx.fillStyle = INK; ctx.font = 'bold 11px sans-serif'; ctx.textBaseline = 'top'; ctx.textAlign = 'left';
-    ctx.fillText(t.label, 6, r.y + 1);
+    ctx.fillStyle = MUTED; ctx.font = '9px sans-serif'; ctx.textBaseline = 'top'; ctx.textAlign = 'left';
+    ctx.fillText(r.collapsed ? '▸' : '▾', 3, r.y + 2);                 // click the name: collapse / expand
+    ctx.fillStyle = INK; ctx.font = 'bold 11px sans-serif';
+    ctx.fillText(t.label, 12, r.y + 1);
+    if (r.collapsed) { ctx.fillStyle = GRID; ctx.fillRect(0, r.y + r.h + 2, width, 1); continue; }
     if (t.rowLabels) {
       ctx.font = '9px sans-serif'; ctx.fillStyle = MUTED; ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
       ctx.font = 'bold 11px sans-serif';
-      const titleEnd = 6 + ctx.measureText(t.label).width;
+      const titleEnd = 12 + ctx.measureText(t.label).width;
       ctx.font = '9px sans-serif';
       for (const l of t.rowLabels()) {
         if (l.y > 13 || GUTTER - 6 - ctx.measureText(l.text).width > titleEnd + 4) ctx.fillText(l.text, GUTTER - 6, r.y + l.y);

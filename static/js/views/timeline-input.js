@@ -1,7 +1,9 @@
 // Input on the timeline: the wheel zooms around the pointer (shift+wheel scrolls the tracks, a sideways
-// wheel pans); dragging the tracks pans; a click sets the cursor and selects the SM under it; on the
-// ruler, a press or drag scrubs the cursor; arrow keys step the cursor by 1 cycle, with Shift by 10,
-// with Ctrl/Alt by 100; +/- zoom around the cursor; space plays and pauses.
+// wheel pans); dragging the tracks pans, Shift+drag selects a range (totals in the Range tab); a click
+// sets the cursor and selects the SM under it, on a warp row pins that warp; a click on a track's name
+// collapses or expands it; on the ruler, a press or drag scrubs the cursor; arrow keys step the cursor
+// by 1 cycle, with Shift by 10, with Ctrl/Alt by 100; +/- zoom around the cursor; space plays and
+// pauses; Escape clears the range and the pinned warp.
 import { GUTTER } from './layout.js';
 
 export function attachInput(tl) {
@@ -11,7 +13,13 @@ export function attachInput(tl) {
   };
 
   tl.scroll.addEventListener('wheel', (e) => {
-    if (!tl.src || e.shiftKey) return;                       // shift+wheel: native vertical scroll
+    if (!tl.src) return;
+    if (e.shiftKey) {                                        // shift+wheel scrolls the tracks (Chrome would
+      e.preventDefault();                                    // turn it into a sideways scroll: do it here)
+      const unit = e.deltaMode === 1 ? 40 : (e.deltaMode === 2 ? tl.scroll.clientHeight : 1);
+      tl.scroll.scrollTop += (e.deltaY || e.deltaX) * unit;
+      return;
+    }
     const [x] = tracksXY(e);
     if (x < GUTTER) return;                                  // over the labels: native scroll
     e.preventDefault();
@@ -25,7 +33,7 @@ export function attachInput(tl) {
   tl.overlay.addEventListener('pointerdown', (e) => {
     if (!tl.src || e.button !== 0) return;
     const [x, y] = tracksXY(e);
-    drag = { x0: x, y0: y, a: tl.state.get().a, b: tl.state.get().b, moved: false, id: e.pointerId };
+    drag = { x0: x, y0: y, a: tl.state.get().a, b: tl.state.get().b, moved: false, id: e.pointerId, range: e.shiftKey && x >= GUTTER };
     tl.overlay.setPointerCapture(e.pointerId);
   });
   tl.overlay.addEventListener('pointermove', (e) => {
@@ -33,6 +41,12 @@ export function attachInput(tl) {
     const [x, y] = tracksXY(e);
     if (drag) {
       if (Math.abs(x - drag.x0) > 3) drag.moved = true;
+      if (drag.moved && drag.range) {                      // Shift+drag: a range, not a pan
+        const v = tl.view(), c0 = v.toCycle(Math.max(GUTTER, drag.x0)), c1 = v.toCycle(Math.max(GUTTER, x));
+        tl.selecting = [Math.max(0, Math.round(Math.min(c0, c1))), Math.round(Math.max(c0, c1))];
+        tl._markOverlay();
+        return;
+      }
       if (drag.moved) {
         const cpp = (drag.b - drag.a) / tl.view().width;
         const [a, b] = [drag.a - (x - drag.x0) * cpp, drag.b - (x - drag.x0) * cpp];
@@ -49,13 +63,21 @@ export function attachInput(tl) {
     if (!drag) return;
     const d = drag; drag = null;
     tl.overlay.releasePointerCapture(e.pointerId);
+    if (d.moved && d.range && tl.selecting) {
+      const [ra, rb] = tl.selecting;
+      tl.selecting = null;
+      if (rb > ra) tl.state.set({ ra, rb, tab: 'range' });
+      return;
+    }
     if (d.moved) return;
     const [x, y] = tracksXY(e);
-    if (x < GUTTER) return;
+    if (x < GUTTER) { tl.toggleCollapse(y); return; }
     tl.setCursor(Math.floor(tl.view().toCycle(x)), false);
     const hit = tl.hitAt(x, y);
     if (hit && hit.sm !== undefined && (hit.track === 'strips' || hit.track === 'ctas')) tl.state.set({ sm: hit.sm });
-    if (tl.onSelect && hit) tl.onSelect(hit);
+    if (hit && hit.track === 'heat' && hit.slot !== undefined) {
+      tl.state.set({ pin: tl.state.get().pin === hit.slot ? null : hit.slot });
+    }
   });
 
   let scrub = false;
@@ -78,5 +100,6 @@ export function attachInput(tl) {
     else if (e.key === '+' || e.key === '=') { tl.zoomAt(tl.state.get().cursor || 0, 0.5); e.preventDefault(); }
     else if (e.key === '-' || e.key === '_') { tl.zoomAt(tl.state.get().cursor || 0, 2); e.preventDefault(); }
     else if (e.key === ' ' && tl.onPlayKey) { tl.onPlayKey(); e.preventDefault(); }
+    else if (e.key === 'Escape') tl.state.set({ ra: null, rb: null, pin: null });
   });
 }

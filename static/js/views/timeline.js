@@ -12,10 +12,11 @@ import { StripTrack } from '../tracks/strip-track.js';
 import { HeatTrack } from '../tracks/heat-track.js';
 import { CounterTrack, StatesTrack } from '../tracks/counter-track.js';
 import { attachInput } from './timeline-input.js';
+import { interleave } from './compare-tracks.js';
 import { escapeHtml } from '../lib/format.js';
 
 const MAIN_TRACKS = ['ctr', 'strip', 'strip_c', 'heat', 'cta', 'kernel', 'issues'];
-const CMP_TRACKS = ['ctr', 'kernel'];
+const CMP_TRACKS = ['ctr', 'kernel', 'heat'];
 
 export class Timeline {
   constructor(root, state, channel) {
@@ -33,7 +34,7 @@ export class Timeline {
     this.overlay = root.querySelector('canvas.overlay');
     this.tip = root.querySelector('.tooltip');
     this.src = null; this.cmp = null; this.hover = null; this.layout = { rows: [], height: 0 };
-    this.width = 800;
+    this.width = 800; this.collapsed = new Set(); this.selecting = null;
     new ResizeObserver(() => this.resize()).observe(root);
     attachInput(this);
     state.subscribe((s, changed) => this._onState(s, changed));
@@ -58,10 +59,11 @@ export class Timeline {
   }
 
   async compare(runId) {
-    if (!runId) { this.cmp = null; this._buildTracks(); this.refresh(); return; }
+    if (!runId) { this.cmp = null; this._buildTracks(); this.refresh(); if (this.onCompare) this.onCompare(null); return; }
     this.cmp = new RunSource(this.ch, runId, 'compare', CMP_TRACKS);
     this.cmp.onData = () => this._rebuildCaches(this.cmp);
     try { await this.cmp.loadMeta(); } catch (e) { this.cmp = null; throw e; }
+    if (this.onCompare) this.onCompare(this.cmp.meta);
     this._buildTracks();
     this.refresh();
   }
@@ -81,20 +83,10 @@ export class Timeline {
       { header: 'SMs', tracks: [new StripTrack(src), new CtaTrack(src)] },
       { header: 'Memory', tracks: pick('l1_hit', 'l2_hit', 'dram_bw', 'mshr', 'ldst_queue', 'l2_queue', 'dram_queue', 'icnt_queue') },
     ];
-    if (this.cmp && this.cmp.meta) {
-      const c = this.cmp, cm = c.meta, p = 'B: ';
-      const ipc = (cm.metrics || []).find((x) => x[0] === 'ipc');
-      const occ = (cm.metrics || []).find((x) => x[0] === 'occupancy');
-      sections.push({ header: `Compare B: ${cm.run ? cm.run.name : c.run}`,
-        tracks: [new KernelTrack(c, p), new StatesTrack(c, p)].concat(
-          [ipc, occ].filter(Boolean).map(([k, l, u, d]) => new CounterTrack(c, k, l, u, p, d))) });
-    }
-    if (this.cmp && this.cmp.meta) {
-      const last = sections[sections.length - 1].tracks;
-      for (const t of last) if (t.key && byKey[t.key]) { t.peer = byKey[t.key]; byKey[t.key].peer = t; }
-    }
-    this.sections = sections;
-    this.tracks = sections.flatMap((x) => x.tracks);
+    const both = this.cmp && this.cmp.meta ? interleave(sections, this.cmp, s.sm) : sections;
+    this.sections = both;
+    this.tracks = both.flatMap((x) => x.tracks);
+    for (const t of this.tracks) t.collapsed = this.collapsed.has(t.id);
     for (const t of this.tracks) if (t.src.groups && Object.keys(t.src.groups).length) t.setData();
     this._relayout();
   }
@@ -104,6 +96,16 @@ export class Timeline {
     this._relayout();
     this.refresh(false);
     if (this.onData) this.onData(src);
+  }
+
+  // a click on a track's name (the first line of its gutter) collapses or expands it
+  toggleCollapse(y) {
+    const r = this.layout.rows.find((x) => x.track && y >= x.y && y < x.y + Math.min(x.h, 16));
+    if (!r) return false;
+    r.track.collapsed = !r.track.collapsed;
+    if (r.track.collapsed) this.collapsed.add(r.track.id); else this.collapsed.delete(r.track.id);
+    this._relayout();
+    return true;
   }
 
   // colours changed (states hidden or shown in the legend): rebuild the bitmaps and redraw
@@ -137,10 +139,10 @@ export class Timeline {
   // ------------------------------------------------------------------ state changes
   _onState(s, changed) {
     if (!this.src) return;
-    if (changed.includes('sm')) { this._buildTracks(); }
+    if (changed.includes('sm')) { this._buildTracks(); if (s.pin !== null && s.pin !== undefined) this.state.set({ pin: null }); }
     if (changed.includes('cmp')) { this.compare(s.cmp).catch((e) => this._error(e)); }
     if (changed.some((k) => ['a', 'b', 'sm', 'line', 'pcs'].includes(k))) this.refresh();
-    else if (changed.includes('cursor')) this._markOverlay();
+    else if (changed.some((k) => ['cursor', 'pin', 'ra', 'rb'].includes(k))) this._markOverlay();
   }
   _error(e) { if (this.onError) this.onError(e); }
 
@@ -149,7 +151,7 @@ export class Timeline {
     if (fetch) {
       const view = this.view(), s = this.state.get();
       this.src.ensure(view, { heatSm: this.heat ? s.sm : null, pcs: s.pcs || [] });
-      if (this.cmp && this.cmp.meta) this.cmp.ensure(view, {});
+      if (this.cmp && this.cmp.meta) this.cmp.ensure(view, { heatSm: s.sm });
     }
     schedule('canvas', 'timeline', () => this.draw());
     this._markOverlay();
@@ -161,16 +163,27 @@ export class Timeline {
     const ctx = this.main.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawTracks(ctx, view, this.layout, this.width, { sm: s.sm });
-    const rc = this.ruler.getContext('2d');
-    rc.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawRuler(rc, view, this.width, s.cursor, this.src.meta.run ? this.src.meta.run.name : '');
-  }
+  }                                       // the ruler is drawn with the overlay (it carries the cursor)
 
   drawOverlay() {
     const dpr = window.devicePixelRatio || 1, view = this.view(), s = this.state.get();
     const ctx = this.overlay.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, this.width, this.layout.height);
+    const range = this.selecting || (s.ra !== undefined && s.ra !== null && s.rb > s.ra ? [s.ra, s.rb] : null);
+    if (range) {                                             // the selected range (Shift+drag)
+      const x0 = Math.max(view.x0, view.toPx(range[0])), x1 = Math.min(view.x0 + view.width, view.toPx(range[1]));
+      if (x1 > x0) {
+        ctx.fillStyle = 'rgba(0,114,178,0.12)'; ctx.fillRect(x0, 0, x1 - x0, this.layout.height);
+        ctx.fillStyle = 'rgba(0,114,178,0.8)'; ctx.fillRect(x0, 0, 1, this.layout.height); ctx.fillRect(x1 - 1, 0, 1, this.layout.height);
+      }
+    }
+    const heat = this.heat && this.layout.rows.find((r) => r.track === this.heat && !r.collapsed);
+    if (heat && s.pin !== undefined && s.pin !== null && s.pin < this.heat.rows()) {   // the pinned warp's row
+      const rh = this.heat.rowH();
+      ctx.strokeStyle = '#111827'; ctx.lineWidth = 1.5;
+      ctx.strokeRect(view.x0 - 2, heat.y + s.pin * rh - 1, view.width + 4, rh + 2);
+    }
     drawCursor(ctx, view, s.cursor, this.layout.height);
     if (this.hover) {
       ctx.fillStyle = 'rgba(0,0,0,0.35)';
