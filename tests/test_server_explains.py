@@ -54,3 +54,48 @@ def test_an_imported_run_is_named_as_imported(tmp_path):
                content_type="multipart/form-data")
     assert r.get_json()["name"] == "mine"
     app.extensions["simtscope"].jobs.shutdown()
+
+
+def test_the_trace_export_is_a_chrome_trace_of_the_run(tmp_path):
+    import json
+
+    import numpy as np
+
+    from engine.recording import WARP_STATES
+    from webapp.store import RunReader
+    app = synthetic_app(tmp_path)
+    c = app.test_client()
+    wl = c.get("/api/workloads").get_json()[0]["id"]
+    cfg = c.get("/api/configs").get_json()[0]["name"]
+    run = c.post("/api/runs", json={"workload": wl, "config": cfg, "name": "traced"}).get_json()
+    run = wait_done(lambda p: c.get(p).get_json(), run["id"])
+    rd = RunReader(app.extensions["simtscope"].cat.run_path(run["id"]))
+    sm = (rd.rec.get("record_sms") or [0])[0]
+    r = c.get(f"/api/runs/{run['id']}/trace.json?sms={sm}")
+    assert r.status_code == 200 and "attachment" in r.headers["Content-Disposition"]
+    t = json.loads(r.data)
+    ev, mhz = t["traceEvents"], t["otherData"]["sm_clock_mhz"]
+    assert t["otherData"]["warp_states_of_sms"] == [sm] and not t["otherData"]["warp_states_truncated"]
+    for e in ev:                                            # the fields the Trace Event Format requires
+        assert e["ph"] in ("X", "C", "M") and "pid" in e and "name" in e
+        if e["ph"] != "M":
+            assert e["ts"] >= 0
+    k = rd.kernels()
+    kern = [e for e in ev if e["ph"] == "X" and e["pid"] == 0]
+    assert [(e["args"]["start_cycle"], e["args"]["end_cycle"]) for e in kern] == list(zip(k["start"].tolist(), k["end"].tolist()))
+    assert all(abs(e["ts"] - e["args"]["start_cycle"] / mhz) < 1e-9 for e in kern)
+    ctas = [e for e in ev if e["ph"] == "X" and e["name"].startswith("CTA ")]
+    assert len(ctas) == len(rd.ctas(0, rd.end_cycle, 1)["sm"]) > 0
+    # warp states of the SM: per state, the cycles in the trace are the run store's
+    slot, s, e_, st, _pc, _ = rd.warp_runs(sm, 0, rd.end_cycle)
+    want = {}
+    for x, a, b in zip(st, s, e_):
+        if WARP_STATES[x] != "idle":
+            want[WARP_STATES[x]] = want.get(WARP_STATES[x], 0) + int(b - a)
+    got = {}
+    for e in ev:
+        if e["ph"] == "X" and e.get("tid", 0) >= 1000 and e["pid"] == 1 + sm:
+            got[e["name"]] = got.get(e["name"], 0) + e["args"]["end_cycle"] - e["args"]["start_cycle"]
+    assert got == want and got
+    assert np.isfinite([e["args"][next(iter(e["args"]))] for e in ev if e["ph"] == "C"]).all()
+    app.extensions["simtscope"].jobs.shutdown()

@@ -2,6 +2,7 @@
 GET /api/runs/<id>/download, POST /api/runs/import, GET /api/runs/<id>/counters.csv."""
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import tempfile
@@ -15,6 +16,7 @@ from .. import services
 from ..jobs.worker import load_factory
 from ..metrics import counters_csv
 from ..ranges import range_totals, warp_history
+from ..trace_export import trace_events
 from ..store import runfile
 from ..store.catalogue import LIVE
 from ..bundles import bundle_path
@@ -256,3 +258,15 @@ def warp(run_id: str):
             return jsonify(warp_history(r, q["sm"], q["slot"], q["cycle"]))
         except (ValueError, LookupError) as e:
             raise ApiError(str(e)) from None
+
+
+@bp.get("/<run_id>/trace.json")
+def trace(run_id: str):
+    """The run in Chrome's JSON trace format (opens in ui.perfetto.dev); ?sms=0-3: whose warp states."""
+    run = _run_or_404(run_id)
+    sms = parse_sms(request.args.get("sms")) if request.args.get("sms") else None
+    with services.get().readers.get(run_id) as r:
+        body = trace_events(r, run, sms)
+    safe = re.sub(r"[^\w.-]+", "_", run["name"])[:60]
+    return Response(json.dumps(body, separators=(",", ":")), mimetype="application/json",
+                    headers={"Content-Disposition": f"attachment; filename={safe}-{run_id}.trace.json"})

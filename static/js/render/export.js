@@ -63,3 +63,12 @@ export function exportCsv(tl) {
   a.download = `${fileBase(tl)}-counters.csv`;
   document.body.appendChild(a); a.click(); a.remove();
 }
+
+// the whole run in Chrome's JSON trace format (server-side: webapp/trace_export.py), for ui.perfetto.dev
+export function exportTrace(tl) {
+  const s = tl.state.get();
+  const a = document.createElement('a');
+  a.href = `/api/runs/${encodeURIComponent(tl.src.run)}/trace.json?sms=${s.sm || 0}`;
+  a.download = `simtscope-${tl.src.run}.trace.json`;
+  document.body.appendChild(a); a.click(); a.remove();
+}

@@ -1,7 +1,7 @@
 // The run view's toolbar: run and config, zoom, play/pause at a chosen speed, stepping, the SM shown in
 // the heatmap, a second run to compare, exports. Playback advances the cursor in the rAF scheduler.
 import { schedule } from '../render/scheduler.js';
-import { exportPng, exportSvg, exportCsv } from '../render/export.js';
+import { exportPng, exportSvg, exportCsv, exportTrace } from '../render/export.js';
 import { escapeHtml } from '../lib/format.js';
 
 const SPEEDS = [10, 100, 1000, 10000, 100000, 1000000];
@@ -27,6 +27,7 @@ export class Toolbar {
       <span class="group">
         <button data-act="png2" data-testid="export-png2">PNG 2×</button><button data-act="png4" data-testid="export-png4">PNG 4×</button>
         <button data-act="svg" data-testid="export-svg">SVG</button><button data-act="csv" data-testid="export-csv">CSV</button>
+        <button data-act="trace" data-testid="export-trace" title="the run as a Chrome JSON trace: open it in ui.perfetto.dev (warp states of the shown SM)">Perfetto</button>
       </span>`;
     root.addEventListener('click', (e) => this._click(e));
     root.addEventListener('change', (e) => this._change(e));
@@ -75,6 +76,7 @@ export class Toolbar {
     else if (act === 'png4') exportPng(tl, 4);
     else if (act === 'svg') exportSvg(tl);
     else if (act === 'csv') exportCsv(tl);
+    else if (act === 'trace') exportTrace(tl);
   }
 
   _change(e) {
