@@ -14,7 +14,7 @@ import numpy as np
 from engine.recording import MEM_LEVELS, STATE_INDEX, WARP_STATES
 
 from . import wire
-from .metrics import METRICS, metrics
+from .metrics import METRICS, gauge_extremes, metrics
 from .store.snapshot import snapshot
 
 TRACKS = ("ctr", "strip", "strip_c", "heat", "cta", "kernel", "issues")
@@ -93,6 +93,7 @@ def window_groups(reader, q: WindowReq) -> dict:
         cols = {"cycles": compact(c["cycles"]), "issued": compact(c["ctr_gpu"]["issued"]),
                 "hist": compact(np.ascontiguousarray(hist[:, present]))}
         cols.update({k: ms[k].astype(np.float32) for k, *_ in METRICS})
+        cols.update({k: v.astype(np.float32) for k, v in gauge_extremes(reader, c, rec).items()})
         out["ctr"] = wire.group(c["cycle0"], c["step"], c["n"], cols, hist_states=present)
     recorded = set(rec.get("record_sms") or []) if rec.get("level") == "full" else set()
     if "strip" in q.tracks and recorded:

@@ -2,7 +2,8 @@
 
 Each metric is (name, label, unit, function of the counter query). Ratios of empty buckets are NaN
 (no accesses: no hit rate), not zero. Gauges (occupancy, queue depths) are sampled once per interval,
-so a bucket's value is their mean over the intervals it holds (`units`).
+so a bucket's value is their mean over the intervals it holds (`units`); `gauge_extremes` adds the
+smallest and largest sample in each bucket, so a peak survives zooming out.
 """
 from __future__ import annotations
 
@@ -34,6 +35,32 @@ def metrics(c: dict, rec: dict) -> dict[str, np.ndarray]:
         "dram_queue": _ratio(m["dram_queue"], munits),
         "icnt_queue": _ratio(m["icnt_queue"], munits),
     }
+
+
+GAUGES = ("occupancy", "mshr", "ldst_queue", "l2_queue", "dram_queue", "icnt_queue")
+
+
+def gauge_extremes(reader, c: dict, rec: dict) -> dict[str, np.ndarray]:
+    """{key_min, key_max} per bucket of the counter window `c` for every gauge: the extremes of the gauge's
+    values at the finest stored level (one sample per counter interval) inside each bucket; NaN where a
+    bucket has no sample. Empty when `c` already is at the finest level (mean = min = max)."""
+    interval = int(rec.get("interval") or 1)
+    if c["step"] <= interval or c["n"] == 0:
+        return {}
+    f = reader.counters(c["cycle0"], c["cycle0"] + c["n"] * c["step"], interval)
+    fm = metrics(f, rec)
+    idx = (f["cycle0"] + np.arange(f["n"], dtype=np.int64) * f["step"] - c["cycle0"]) // c["step"]
+    ok = (idx >= 0) & (idx < c["n"]) & (f["cycles"] > 0)
+    out = {}
+    for key in GAUGES:
+        v = fm[key]
+        good = ok & ~np.isnan(v)
+        lo, hi = np.full(c["n"], np.inf), np.full(c["n"], -np.inf)
+        np.minimum.at(lo, idx[good], v[good])
+        np.maximum.at(hi, idx[good], v[good])
+        out[f"{key}_min"] = np.where(np.isfinite(lo), lo, np.nan)
+        out[f"{key}_max"] = np.where(np.isfinite(hi), hi, np.nan)
+    return out
 
 
 METRICS = [  # (key, short label for the track, unit, description)

@@ -75,14 +75,14 @@ async function showRun(id) {
   $('#runs-screen').hidden = true; $('#run-screen').hidden = false;
   runList.stop();
   $('#view-error').textContent = '';
-  $('#run-failed').hidden = true; $('#split').hidden = false;
+  $('#run-failed').hidden = true; $('#split').hidden = false; $('#run-screen').classList.remove('failed');
   legendPresent = null;
   try {
     const run = await api(`/api/runs/${encodeURIComponent(id)}`);
     const runs = await api('/api/runs?children=1');       // a workload's launches compare with each other too
     if (['failed', 'faulted', 'cancelled', 'interrupted'].includes(run.status) && !run.cycles) {
       renderFailed($('#run-failed'), run);                           // the error on its own page
-      $('#run-failed').hidden = false; $('#split').hidden = true;
+      $('#run-failed').hidden = false; $('#split').hidden = true; $('#run-screen').classList.add('failed');
       toolbar.setRun({ run, status: run.status, level: run.level, num_sms: 0 }, runs);
       return;
     }

@@ -150,6 +150,8 @@ def test_export_png_at_2x_and_4x_and_svg(page, server, softmax_run, tmp_path, sh
     open_view(page, server, softmax_run["id"], sm=0)
     width = page.evaluate("() => window.__simtscope.timeline.width")
     for testid, scale in (("export-png2", 2), ("export-png4", 4)):
+        if not page.locator(f"[data-testid={testid}]").is_visible():
+            page.click("[data-testid=export-menu] summary")
         with page.expect_download() as dl:
             page.click(f"[data-testid={testid}]")
         path = tmp_path / dl.value.suggested_filename
@@ -158,6 +160,8 @@ def test_export_png_at_2x_and_4x_and_svg(page, server, softmax_run, tmp_path, sh
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and path.name.endswith(f"@{scale}x.png")
         w, h = struct.unpack(">II", data[16:24])
         assert w == width * scale and h > 300 * scale
+    if not page.locator("[data-testid=export-svg]").is_visible():
+        page.click("[data-testid=export-menu] summary")
     with page.expect_download() as dl:
         page.click("[data-testid=export-svg]")
     svg = tmp_path / dl.value.suggested_filename
@@ -167,6 +171,8 @@ def test_export_png_at_2x_and_4x_and_svg(page, server, softmax_run, tmp_path, sh
     assert root.tag.endswith("svg") and int(float(root.get("width"))) == width
     text = svg.read_text()
     assert text.count("<rect") > 500 and "long_scoreboard" in text and "softmax e2e" in text
+    if not page.locator("[data-testid=export-csv]").is_visible():
+        page.click("[data-testid=export-menu] summary")
     with page.expect_download() as dl:
         page.click("[data-testid=export-csv]")
     csv = tmp_path / "c.csv"

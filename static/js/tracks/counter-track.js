@@ -1,5 +1,7 @@
-// Counter tracks over the shared cycle axis: one metric per track as a step line with a light fill
-// (value per bucket of interval * 2^k cycles), and the GPU-wide warp-state breakdown as stacked areas.
+// Counter tracks over the shared cycle axis: one metric per track as a step line (value per bucket of
+// interval * 2^k cycles), and the GPU-wide warp-state breakdown as stacked areas. Gauges (occupancy, queue
+// depths) also get a band from the smallest to the largest sample in each bucket (`<key>_min/_max` from
+// the server), so a short peak stays visible however far one zooms out.
 import { STATE_COLOURS, INK, MUTED, GRID, hiddenStates } from '../lib/colours.js';
 import { toNumbers } from '../net/wire.js';
 import { bucketAt } from './track.js';
@@ -18,7 +20,7 @@ export class CounterTrack {
     this.max = 1;
     if (g && !FRACTION.has(this.key)) {
       let m = 0;
-      for (const v of g.cols[this.key]) if (v > m) m = v;
+      for (const v of g.cols[this.key + '_max'] || g.cols[this.key]) if (v > m) m = v;
       this.max = m > 0 ? m * 1.1 : 1;
     }
   }
@@ -32,6 +34,17 @@ export class CounterTrack {
     const i1 = Math.min(g.n, Math.ceil((view.b - g.cycle0) / g.step));
     const max = this.scaleMax();
     const yOf = (val) => top + h - Math.min(1, val / max) * h;
+    const lo = g.cols[this.key + '_min'], hi = g.cols[this.key + '_max'];
+    if (lo && hi) {                                                  // min..max band of a gauge
+      ctx.fillStyle = 'rgba(0,114,178,0.22)';
+      for (let i = i0; i < i1; i++) {
+        if (Number.isNaN(hi[i])) continue;
+        const xa = Math.max(view.x0, view.toPx(g.cycle0 + i * g.step));
+        const xb = Math.min(view.x0 + view.width, view.toPx(g.cycle0 + (i + 1) * g.step));
+        const ya = yOf(hi[i]), yb = yOf(lo[i]);
+        ctx.fillRect(xa, ya, Math.max(0.5, xb - xa), Math.max(1, yb - ya));
+      }
+    }
     ctx.beginPath();
     let open = false;
     for (let i = i0; i < i1; i++) {
@@ -51,13 +64,17 @@ export class CounterTrack {
   valueAt(cycle) {
     const g = this.src.groups.ctr;
     const i = bucketAt(g, cycle);
-    return i < 0 ? null : { v: g.cols[this.key][i], a: g.cycle0 + i * g.step, b: g.cycle0 + (i + 1) * g.step };
+    if (i < 0) return null;
+    const lo = g.cols[this.key + '_min'], hi = g.cols[this.key + '_max'];
+    return { v: g.cols[this.key][i], a: g.cycle0 + i * g.step, b: g.cycle0 + (i + 1) * g.step,
+      lo: lo ? lo[i] : null, hi: hi ? hi[i] : null };
   }
   hitTest(x, dy, view) {
     const r = this.valueAt(Math.floor(view.toCycle(x)));
     if (!r) return null;
-    const val = FRACTION.has(this.key) ? pct(r.v) : `${num(r.v)} ${this.unit}`;
-    return { title: `${this.label}: ${val}`, lines: [this.desc, `cycles ${exact(r.a)}–${exact(r.b - 1)}`].filter(Boolean) };
+    const f = (v) => (FRACTION.has(this.key) ? pct(v) : `${num(v)} ${this.unit}`);
+    const range = r.hi !== null && !Number.isNaN(r.hi) ? `min ${f(r.lo)}, max ${f(r.hi)} (per-interval samples)` : '';
+    return { title: `${this.label}: ${f(r.v)}${range ? ' mean' : ''}`, lines: [range, this.desc, `cycles ${exact(r.a)}–${exact(r.b - 1)}`].filter(Boolean) };
   }
 }
 

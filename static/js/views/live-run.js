@@ -80,7 +80,7 @@ export class LiveRun {
       this.isLive = false;
       const meta = await tl.src.loadMeta();
       this.end = tl.src.end;
-      const runs = await api('/api/runs');
+      const runs = await api('/api/runs?children=1');
       this.toolbar.setRun(meta, runs);
       this.inspector.setRun(meta);
       this.statusEl.textContent = meta.status === 'done' ? '' : `run ${meta.status}: ${meta.message || ''}`;

@@ -37,7 +37,7 @@ export class Minimap {
       width, height: 64, legend: { show: false }, padding: [4, 10, 0, 168],
       scales: { x: { time: false, range: () => [0, self.src.end] }, y: { range: (u, lo, hi) => [0, Math.max(hi || 1, 1e-9) * 1.1] } },
       axes: [{ show: false }, { show: false }],
-      series: [{}, { stroke: '#0072b2', fill: 'rgba(0,114,178,0.15)', width: 1, paths: globalThis.uPlot.paths.stepped({ align: 1 }) }],
+      series: [{}, { stroke: '#0072b2', fill: 'rgba(0,114,178,0.15)', width: 1, points: { show: false }, paths: globalThis.uPlot.paths.stepped({ align: 1 }) }],
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
       hooks: {
         setSelect: [(u) => {

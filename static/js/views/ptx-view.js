@@ -22,6 +22,22 @@ function explain(text, labels) {
   return '';
 }
 
+// the line that wrote a register this line reads, if it is a load (within 64 lines above): a scoreboard
+// stall is charged to the instruction that waits for the data, not to the load that fetches it
+const LOAD = /^\s*(?:@!?%\w+\s+)?(ld|tex|tld4|ldu|shfl|atom|ex2|rcp|sqrt|rsqrt|sin|cos|lg2)\.[\w.]*\s+(?:\{([^}]*)\}|(%\w+))/;
+function producer(src, ln) {
+  const t = (src[ln - 1] || '').replace(/\/\/.*$/, '');
+  const ops = t.split(/\s+/).slice(1).join(' ');
+  for (let l = ln - 1; l >= Math.max(1, ln - 64); l--) {
+    const m = LOAD.exec(src[l - 1] || '');
+    if (!m) continue;
+    const dests = (m[2] || m[3]).split(',').map((x) => x.trim()).filter(Boolean);
+    const hit = dests.find((d) => new RegExp(`${d}(?![\\w])`).test(ops));
+    if (hit) return { line: l, reg: hit, op: m[1] };
+  }
+  return null;
+}
+
 export class PtxView {
   constructor(root, state) {
     this.root = root; this.state = state; this.kernel = 0; this.sort = 'source'; this.metaB = null;
@@ -50,7 +66,11 @@ export class PtxView {
     return out;
   }
 
-  setRun(meta) { this.meta = meta; this.render(); }
+  setRun(meta) {
+    const first = !this.meta || this.meta.run.id !== meta.run.id;
+    this.meta = meta; this.render();
+    if (first) requestAnimationFrame(() => this._select(true));      // a line from the URL: show it
+  }
   setCompare(metaB) { this.metaB = metaB; this.render(); }
 
   hottest() {
@@ -63,6 +83,7 @@ export class PtxView {
     const l = this.hottest();
     if (l === null) return;
     this.state.set({ line: l, pcs: this.pcsOf(l) });
+    this._select(true);                              // scroll even when it was already the chosen line
   }
 
   render() {
@@ -105,7 +126,12 @@ export class PtxView {
     if (this.sort === 'stalls') lines = lines.filter((l) => issued.has(l)).sort((a, b) => (total.get(b) || 0) - (total.get(a) || 0));
     const rows = lines.map((ln) => {
       const iss = issued.get(ln), v = stalls.get(ln), t = total.get(ln) || 0;
-      const note = explain(src[ln - 1] || '', labels);
+      let note = explain(src[ln - 1] || '', labels);
+      const why = t ? top(v) : '';
+      if (!note && (why === 'long_scoreboard' || why === 'short_scoreboard')) {
+        const p = producer(src, ln);
+        if (p) note = `waits for ${p.reg} from the ${p.op} on line ${p.line}: the stall is charged here, where the data is used`;
+      }
       const bcols = withB ? `<td class="num b">${sb.issued.has(ln) ? num(sb.issued.get(ln)) : ''}</td><td class="num b">${sb.total.get(ln) ? exact(sb.total.get(ln)) : ''}</td><td class="bar b">${bar(sb.stalls.get(ln))}</td>` : '';
       return `<tr data-line="${ln}" class="${iss ? 'hot' : ''}"><td class="ln">${ln}</td><td class="mark"></td>
         <td class="num">${iss ? num(iss) : ''}</td><td class="num stall">${t ? exact(t) : ''}</td><td class="why small">${t ? top(v) : ''}</td>

@@ -22,8 +22,8 @@ export function renderSummary(root, meta) {
   const ms = runMetrics(meta);
   const groups = [...new Set(ms.map((m) => m.group))];
   const cards = groups.map((g) => `<section class="card"><h4>${g}</h4><table class="kv">${ms.filter((m) => m.group === g).map((m) =>
-    `<tr data-metric="${m.key}"><th title="${escapeHtml(m.help || '')}">${m.label}</th><td class="num">${escapeHtml(m.fmt(m.value))}</td>
-      <td class="muted small">${escapeHtml(m.unit || '')}${m.unit && m.help ? ' · ' : ''}${escapeHtml(m.help || '')}</td></tr>`).join('')}</table></section>`);
+    `<tr data-metric="${m.key}" title="${escapeHtml(m.help || '')}"><th>${m.label}</th><td class="num">${escapeHtml(m.fmt(m.value))}</td>
+      <td class="muted small">${escapeHtml(m.note || m.unit || '')}</td></tr>`).join('')}</table></section>`);
   const rows = stallTotals(meta).filter((r) => r.cycles > 0);
   const top = rows.length ? rows[0].cycles : 1;
   const stall = `<section class="card wide"><h4>Warp states <span class="muted small">(warp-cycles of resident warps;

@@ -20,15 +20,15 @@ export class Toolbar {
         <button data-act="step-back" title="back 1 cycle (←; Shift 10, Ctrl 100)">◀</button>
         <button data-act="play" data-testid="play" title="play / pause (space)">play</button>
         <button data-act="step" title="forward 1 cycle (→; Shift 10, Ctrl 100)">▶|</button>
-        <label>speed <select data-act="speed" data-testid="speed">${SPEEDS.map((s) => `<option value="${s}">${s.toLocaleString('en-US')} cyc/s</option>`).join('')}</select></label>
+        <label title="playback speed">speed <select data-act="speed" data-testid="speed">${SPEEDS.map((s) => `<option value="${s}">${s.toLocaleString('en-US')} cyc/s</option>`).join('')}</select></label>
       </span>
-      <span class="group"><label>heatmap SM <select data-act="sm" data-testid="sm-select"></select></label></span>
-      <span class="group"><label>compare <select data-act="cmp" data-testid="compare"><option value="">—</option></select></label></span>
-      <span class="group">
+      <span class="group"><label title="the SM whose warps the heatmap shows">SM <select data-act="sm" data-testid="sm-select"></select></label></span>
+      <span class="group"><label title="a second run to compare (B)">compare <select data-act="cmp" data-testid="compare"><option value="">—</option></select></label></span>
+      <details class="group exports" data-testid="export-menu"><summary title="PNG, SVG, CSV of this view; the whole run for Perfetto">export ▾</summary><div class="menu">
         <button data-act="png2" data-testid="export-png2">PNG 2×</button><button data-act="png4" data-testid="export-png4">PNG 4×</button>
-        <button data-act="svg" data-testid="export-svg">SVG</button><button data-act="csv" data-testid="export-csv">CSV</button>
-        <button data-act="trace" data-testid="export-trace" title="the run as a Chrome JSON trace: open it in ui.perfetto.dev (warp states of the shown SM)">Perfetto</button>
-      </span>`;
+        <button data-act="svg" data-testid="export-svg">SVG</button><button data-act="csv" data-testid="export-csv">CSV (counters)</button>
+        <button data-act="trace" data-testid="export-trace" title="the run as a Chrome JSON trace: open it in ui.perfetto.dev (warp states of the shown SM)">Perfetto trace (.json)</button>
+      </div></details>`;
     root.addEventListener('click', (e) => this._click(e));
     root.addEventListener('change', (e) => this._change(e));
     tl.onPlayKey = () => this.toggle();
@@ -42,8 +42,7 @@ export class Toolbar {
     const s = this.state.get();
     const cfg = meta.config && meta.config.name ? meta.config.name : (meta.run ? meta.run.config : '');
     this.root.querySelector('.run-title').innerHTML =
-      `<b>${escapeHtml(meta.run ? meta.run.name : '')}</b> <span class="muted">${escapeHtml(cfg)} · <span class="run-status">${escapeHtml(meta.status)}</span>` +
-      `${meta.level ? ` · ${meta.level} recording` : ''}</span>`;
+      `<b>${escapeHtml(meta.run ? meta.run.name : '')}</b> <span class="muted" title="${escapeHtml(meta.level || '')} recording">${escapeHtml(cfg)} · <span class="run-status">${escapeHtml(meta.status)}</span></span>`;
     const smSel = this.root.querySelector('[data-act=sm]');
     const rec = meta.level === 'full' ? (meta.record_sms || []) : [];
     smSel.innerHTML = Array.from({ length: meta.num_sms || 0 }, (_, i) =>
