@@ -65,7 +65,8 @@ export class LiveRun {
       ? `simulating… cycle ${exact(p.cycle)}, ${p.ctas_done}/${p.ctas_total} CTAs` : '';
     const sealed = Math.max(f.sealed_cycle || 0, f.ctr_cycle || 0, f.end_cycle || 0);
     const final = !LIVE.includes(f.status);
-    if ((sealed === this.end && !final) || this.timer) return;
+    if (final) { clearTimeout(this.timer); this.timer = null; }          // the end is never dropped
+    else if (sealed === this.end || this.timer) return;
     this.timer = setTimeout(() => this._grow(sealed, final), final ? 0 : 400);   // pull again, at most ~2/s
   }
 
