@@ -171,6 +171,8 @@ def test_export_png_at_2x_and_4x_and_svg(page, server, softmax_run, tmp_path, sh
     assert root.tag.endswith("svg") and int(float(root.get("width"))) == width
     text = svg.read_text()
     assert text.count("<rect") > 500 and "long_scoreboard" in text and "softmax e2e" in text
+    span = page.evaluate("() => { const s = window.__simtscope.state.get(); return s.b - s.a; }")
+    assert f"cycles shown · {span / 1980:.3g} µs" in text            # the span also in µs at the H200's clock
     if not page.locator("[data-testid=export-csv]").is_visible():
         page.click("[data-testid=export-menu] summary")
     with page.expect_download() as dl:

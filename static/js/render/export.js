@@ -3,12 +3,13 @@
 import { SvgContext } from './svg-context.js';
 import { drawRuler, drawTracks, drawCursor, drawLegend } from '../views/timeline-draw.js';
 import { RULER_H } from '../views/layout.js';
+import { clockMhz } from '../lib/run-metrics.js';
 
 export const lastExport = { name: null, width: 0, height: 0, kind: null };
 
 function composite(ctx, tl, width) {
   const view = tl.view(), s = tl.state.get(), m = tl.src.meta;
-  drawRuler(ctx, view, width, s.cursor, m.run ? m.run.name : '');
+  drawRuler(ctx, view, width, s.cursor, m.run ? m.run.name : '', clockMhz(m));
   ctx.save(); ctx.translate(0, RULER_H);
   drawTracks(ctx, view, tl.layout, width, { sm: s.sm });
   drawCursor(ctx, view, s.cursor, tl.layout.height);

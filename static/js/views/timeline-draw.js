@@ -5,7 +5,8 @@ import { INK, MUTED, GRID, CURSOR, STATE_COLOURS } from '../lib/colours.js';
 import { GUTTER, RULER_H } from './layout.js';
 import { clipRect } from '../render/svg-context.js';
 
-export function drawRuler(ctx, view, width, cursor, title = '') {
+// mhz: the run's SM clock; the span shown is also given in µs (cycles stay the axis)
+export function drawRuler(ctx, view, width, cursor, title = '', mhz = null) {
   ctx.fillStyle = '#fafafa'; ctx.fillRect(0, 0, width, RULER_H);
   ctx.fillStyle = GRID; ctx.fillRect(0, RULER_H - 1, width, 1);
   const span = view.b - view.a, step = Math.max(1, tickStep(span, Math.max(2, view.width / 110)));
@@ -18,7 +19,9 @@ export function drawRuler(ctx, view, width, cursor, title = '') {
   }
   ctx.fillStyle = INK; ctx.font = 'bold 11px sans-serif'; ctx.fillText(title || 'cycle', 6, 4);
   ctx.font = '10px sans-serif'; ctx.fillStyle = MUTED;
-  ctx.fillText(`${fmtCycles(span)} cycles shown`, 6, 17);
+  const us = mhz ? span / mhz : null;
+  const time = us === null ? '' : (us >= 1000 ? ` · ${(us / 1000).toPrecision(3)} ms` : (us >= 1 ? ` · ${us.toPrecision(3)} µs` : ` · ${(us * 1000).toPrecision(3)} ns`));
+  ctx.fillText(`${fmtCycles(span)} cycles shown${time}`, 6, 17);
   if (cursor !== null && cursor !== undefined) {
     const x = view.toPx(cursor);
     if (x >= view.x0 && x <= view.x0 + view.width) {

@@ -14,6 +14,7 @@ import { CounterTrack, StatesTrack } from '../tracks/counter-track.js';
 import { attachInput } from './timeline-input.js';
 import { interleave } from './compare-tracks.js';
 import { escapeHtml } from '../lib/format.js';
+import { clockMhz } from '../lib/run-metrics.js';
 
 const MAIN_TRACKS = ['ctr', 'strip', 'strip_c', 'heat', 'cta', 'kernel', 'issues'];
 const CMP_TRACKS = ['ctr', 'kernel', 'heat'];
@@ -191,7 +192,7 @@ export class Timeline {
     }
     const rc = this.ruler.getContext('2d');
     rc.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawRuler(rc, view, this.width, s.cursor, this.src.meta.run ? this.src.meta.run.name : '');
+    drawRuler(rc, view, this.width, s.cursor, this.src.meta.run ? this.src.meta.run.name : '', clockMhz(this.src.meta));
   }
 
   // ------------------------------------------------------------------ navigation (used by input and toolbar)
