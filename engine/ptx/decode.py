@@ -321,6 +321,9 @@ def _op_specific(d: Decoded, op: int, m: str, i: int, mods: list[str]) -> bool:
         return False
     if op == OP["nop"] or op == OP["cache_hint"] or op == OP["prefetch"]:
         return True                                    # setmaxnreg.inc..., applypriority.L2::evict_normal
+    if op == OP["fma"] and m == "oob":
+        d.flags |= F["unsupported"]                    # fma.oob: real PTX (sm_90) refused by name: its
+        return True                                    # out-of-bounds NaN comes from TMA, not modelled
     if op == OP["cvt"] and m in ("relu",):
         d.flags |= F["relu"]
         return True
