@@ -33,6 +33,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=32 * 2**20,         # request bodies (uploads, imports) above this get 413
         UPLOAD_MAX_FILE=8 * 2**20,             # one PTX / CUDA / JSON file
         UPLOAD_MAX_UNPACKED=64 * 2**20,        # everything inside an uploaded archive
+        UPLOAD_MAX_TRACE=512 * 2**20,          # everything inside an uploaded trace directory (.zip)
         SIM_FACTORY="webapp.jobs.sims:timing_sim",
         CONFIG_LISTER="webapp.jobs.sims:timing_configs",
         MAX_WORKERS=max(1, (os.cpu_count() or 2) - 1),

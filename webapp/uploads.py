@@ -228,3 +228,68 @@ def store(folder: Path, cases: list[dict], files: dict[str, str]) -> None:
         p.write_text(text)
     (folder / "cases.json").write_text(json.dumps({"format": "gpu-validation-suite/1", "paths_relative_to": ".",
                                                    "cases": cases}, indent=1))
+
+
+# ---- Accel-Sim trace directories (a .zip holding kernelslist.g) -------------------------------------------
+TRACE_FILES = re.compile(r"^(kernelslist\.g|stats\.csv|[\w.+-]+\.traceg(\.xz|\.gz|\.zst)?|[\w.+-]+\.(json|txt|log))$")
+TRACE_RATIO = 1000              # trace text compresses far better than code: a looser zip-bomb guard
+
+
+def is_trace_zip(data: bytes) -> bool:
+    try:
+        return any(PurePosixPath(n).name == "kernelslist.g" for n in zipfile.ZipFile(io.BytesIO(data)).namelist())
+    except zipfile.BadZipFile:
+        return False
+
+
+def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
+    """Unpack a zipped trace directory into folder and check it (kernelslist.g, every kernel's header and
+    opcode table); returns (first kernel's name, info: kernel files, first kernel's name, grid, block). UploadError names the member and problem;
+    on any error nothing is left behind."""
+    from engine.traces import KernelTrace, TraceFormatError, read_kernelslist
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    infos = [i for i in zf.infolist() if not i.is_dir()]
+    if len(infos) > MAX_MEMBERS:
+        raise UploadError(f"the archive holds {len(infos)} files; at most {MAX_MEMBERS} are accepted")
+    lists = [safe_member(i.filename) for i in infos if PurePosixPath(i.filename).name == "kernelslist.g"]
+    if len(lists) != 1:
+        raise UploadError(f"the archive holds {len(lists)} kernelslist.g files; a trace upload needs exactly one")
+    top = str(PurePosixPath(lists[0]).parent)
+    folder.mkdir(parents=True)
+    total = 0
+    try:
+        for info in infos:
+            name = safe_member(info.filename)
+            rel = PurePosixPath(name).relative_to(top) if top != "." else PurePosixPath(name)
+            if len(rel.parts) != 1 or not TRACE_FILES.match(rel.name):
+                raise UploadError(f"archive member {name!r}: a trace upload holds kernelslist.g and kernel-N.traceg "
+                                  f"files (.xz, .gz or .zst) in one folder")
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                raise UploadError(f"archive member {name!r} is a symbolic link; links are not accepted")
+            if info.compress_size and info.file_size / info.compress_size > TRACE_RATIO:
+                raise UploadError(f"archive member {name!r}: compression ratio over {TRACE_RATIO}: refused as a zip bomb")
+            total += info.file_size
+            if total > max_total:
+                raise UploadError(f"the archive unpacks to more than {max_total // 2**20} MiB: refused")
+            with zf.open(info) as src, open(folder / rel.name, "wb") as dst:
+                left = info.file_size + 1                 # never trust the header: stop at its size
+                while left > 0 and (chunk := src.read(min(1 << 20, left))):
+                    dst.write(chunk)
+                    left -= len(chunk)
+                if left <= 0:
+                    raise UploadError(f"archive member {name!r} is larger than its header says: refused as a zip bomb")
+        cmds = read_kernelslist(folder)
+        kernels = [c.path for c in cmds if c.kind == "kernel"]
+        heads = []
+        for p in kernels:
+            with KernelTrace(p) as k:
+                heads.append(k.header)
+        h = heads[0]
+        return h["kernel_name"], {"files": [p.name for p in kernels], "kernel": h["kernel_name"],
+                                  "grid": list(h["grid"]), "block": list(h["block"]), "kernels": len(heads)}
+    except TraceFormatError as e:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise UploadError(str(e).replace(str(folder) + "/", "").replace(str(folder), "the archive")) from None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise

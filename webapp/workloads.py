@@ -12,6 +12,7 @@ from pathlib import Path
 from engine.cases import DEFAULT_CASES, load_suite
 
 DEMOS = ("sgemm_tiled16_256", "softmax_4096x128")
+TRACE = "trace"                 # the case name of an uploaded trace directory: resolve() gives (folder, "@trace")
 
 
 @lru_cache(maxsize=1)
@@ -29,6 +30,12 @@ def list_workloads(cat) -> list[dict]:
     out = [describe(c, f"case:{c.name}", "builtin") for c in _builtin().cases]
     for w in cat.list_workloads():
         if w["kind"] == "bundle":                     # whole-model bundles: webapp/bundles.py
+            continue
+        if w["kind"] == "trace":                      # an uploaded Accel-Sim trace directory (engine/traces)
+            info = w.get("info") or {}
+            out.append({"id": f"{w['id']}:{TRACE}", "name": w["name"], "kind": "trace", "upload": w["id"],
+                        "upload_name": w["name"], "tags": ["trace"], "kernel": info.get("kernel", "?"),
+                        "grid": info.get("grid", [1]), "block": info.get("block", [1]), "ptx": ""})
             continue
         try:
             suite = load_suite(Path(w["folder"]) / "cases.json")
@@ -49,6 +56,8 @@ def resolve(cat, wid: str) -> tuple[Path, str]:
         w = cat.get_workload(src)
         if w is None:
             raise KeyError(f"no uploaded workload {src!r}")
+        if name == TRACE and (Path(w["folder"]) / "kernelslist.g").is_file():
+            return Path(w["folder"]), "@trace"
         suite = load_suite(Path(w["folder"]) / "cases.json")
     suite[name]                         # raises KeyError naming the case when it is missing
     return suite.path, name

@@ -35,3 +35,33 @@ def test_trace_run_opens_in_the_explorer(page, server, tmp_path, shot):
     expect(row).to_contain_text("/*0248*/")
     expect(page.locator("table.ptx")).to_contain_text("LDG.E")
     shot(page, "trace-run")
+
+
+def test_upload_a_zipped_trace_directory_and_run_it(page, server, tmp_path, shot):
+    import zipfile
+    z = tmp_path / "vectoradd-trace.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted((FIX / "vectoradd-100-32").iterdir()):
+            zf.write(p, "vectoradd-100-32-trace/" + p.name)
+    page.goto(server.url + "/")
+    page.set_input_files("[data-testid=upload-file]", str(z))
+    page.fill("form:has([data-testid=upload-file]) input[name=name]", "vectoradd trace")
+    page.click("[data-testid=upload-submit]")
+    expect(page.locator("[data-testid=upload-msg]")).to_have_text("uploaded: vectoradd trace")
+    opt = page.locator("[data-testid=workload] option", has_text="vectoradd trace")
+    expect(opt).to_have_count(1)
+    page.select_option("[data-testid=workload]", label=opt.inner_text())
+    page.fill("form:has([data-testid=start-run]) input[name=name]", "vectoradd trace run")
+    page.click("[data-testid=start-run]")
+    row = page.locator("tr", has_text="vectoradd trace run")
+    expect(row.locator("[data-testid=status]")).to_have_text("done", timeout=120000)
+    bad = tmp_path / "bad-trace.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("kernelslist.g", "kernel-1.traceg\n")
+        zf.writestr("kernel-1.traceg", "-accelsim tracer version = 2\n")
+    page.set_input_files("[data-testid=upload-file]", str(bad))
+    page.click("[data-testid=upload-submit]")
+    expect(page.locator("[data-testid=upload-msg]")).to_have_text(
+        "kernel-1.traceg:1: unsupported accelsim tracer version 2 (supported: 3, 4, 5)")
+    expect(page.locator("[data-testid=upload-msg]")).to_have_class("form-msg error")
+    shot(page, "trace-upload")

@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.utils import secure_filename
 
 from .. import services
-from ..uploads import UploadError, check_ptx, compile_cu, parse_launch, store, unpack_zip, _text
+from ..uploads import UploadError, check_ptx, compile_cu, is_trace_zip, parse_launch, store, store_trace, unpack_zip, _text
 from ..workloads import list_workloads
 from . import ApiError
 
@@ -50,9 +50,29 @@ def _gather() -> tuple[dict[str, str], str | None, dict[str, str]]:
     return ptx, launch, other
 
 
+def _upload_trace(svc, data: bytes):
+    """A zipped Accel-Sim trace directory: stored as a workload `<id>:trace` (engine/traces)."""
+    wid = svc.cat.new_workload_id()
+    folder = svc.cat.work_dir / wid
+    try:
+        kernel, info = store_trace(data, folder, current_app.config["UPLOAD_MAX_TRACE"])
+    except UploadError as e:
+        raise ApiError(str(e)) from None
+    name = (request.form.get("name") or f"trace {kernel}")[:80]
+    svc.cat.add_workload(name, "trace", folder, ["trace"], info, wid=wid)
+    mine = [w for w in list_workloads(svc.cat) if w.get("upload") == wid]
+    return jsonify({"upload": wid, "workloads": mine}), 201
+
+
 @bp.post("/uploads")
 def upload():
     svc = services.get()
+    arch = request.files.getlist("archive")
+    if len(arch) == 1:                                 # a zipped trace directory holds kernelslist.g
+        data = arch[0].stream.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
+        if is_trace_zip(data):
+            return _upload_trace(svc, data)
+        arch[0].stream.seek(0)
     try:
         ptx, launch, other = _gather()
         if not ptx:

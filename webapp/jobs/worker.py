@@ -48,6 +48,16 @@ def run_job(job: dict) -> None:
         writer.progress(cycle, warp_insts, ctas_done, ctas_total)
 
     try:
+        if job["case"] == "@trace":                # an Accel-Sim trace directory (webapp/workloads.py)
+            from engine.traces.run import run_trace
+            overrides = list(job.get("overrides") or [])
+            if job.get("interval"):
+                overrides.append(f"record.interval_cycles={int(job['interval'])}")
+            run_trace(job["cases"], job["config"], overrides, sink=writer, progress=progress, record=job["level"],
+                      record_sms=job.get("record_sms"))
+            if not writer.closed:
+                writer.fail("the simulator returned without ending its recording")
+            return
         case = load_suite(job["cases"])[job["case"]]
         sim = load_factory(job["factory"])(job)
         result = sim.run_case(case, sink=writer, progress=progress)

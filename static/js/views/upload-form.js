@@ -21,7 +21,7 @@ export class UploadForm {
     this.root = root; this.onUploaded = onUploaded;
     root.innerHTML = `
       <form class="upload" data-testid="upload-form">
-        <label>PTX, CUDA (.cu) or .zip <input type="file" name="file" data-testid="upload-file" accept=".ptx,.cu,.zip"></label>
+        <label>PTX, CUDA (.cu), or a .zip (of those, or an Accel-Sim trace folder) <input type="file" name="file" data-testid="upload-file" accept=".ptx,.cu,.zip"></label>
         <label>name <input name="name" size="16"></label>
         <label class="wide">launch description (cases.json format: one case, a list, or a whole file)
           <textarea name="launch" rows="5" data-testid="upload-launch" placeholder='${escapeHtml(EXAMPLE)}'></textarea></label>
