@@ -76,7 +76,7 @@ def write_trace(d: Path, nblocks: int, compress: bool, fma: int = 6) -> tuple[in
 
 def child_memory(d: str) -> None:
     from engine.traces.run import run_trace
-    r = run_trace(d, "gtx1080")
+    r = run_trace(d, "gtx1080", ["sim.threads=1"])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{r.warp_insts} {r.sim_cycles} {r.wall_s:.2f} {peak:.1f}")
 
@@ -102,7 +102,7 @@ def main() -> None:
                 nb, ni = k.count()
             t_read = time.process_time() - t0
             t0 = time.process_time()
-            r = run_trace(d, "gtx1080")
+            r = run_trace(d, "gtx1080", ["sim.threads=1"])          # one core
             t_run = time.process_time() - t0
             what = f"{a.blocks} blocks, {fma} FFMA per load ({size / 2**20:.0f} MiB)"
             print(f"{what:44s} {r.warp_insts:10,d} {ni / t_read / 1e6:10.2f} {r.warp_insts / t_run / 1e6:10.2f} "
