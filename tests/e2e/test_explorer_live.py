@@ -22,6 +22,7 @@ def test_a_running_run_opens_at_once_and_grows_live(page, server, shot):
     seen = page.evaluate("() => window.__simtscope.state.get().b")
     expect(page.locator("[data-testid=live]")).to_contain_text("simulating")
     expect(page.locator("[data-testid=run-title]")).to_contain_text("running")
+    expect(page.locator("[data-testid=summary-pending]")).to_contain_text(re.compile(r"Simulating: cycle [1-9][\d,]*, \d+/16384 CTAs"))
     page.wait_for_timeout(400)
     assert not re.search(r"[?&]b=", page.url), page.url
     shot(page, "live-running")

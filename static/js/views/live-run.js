@@ -63,6 +63,8 @@ export class LiveRun {
     if (f.status !== this.status) { this.status = f.status; this.toolbar.setStatus(f.status); }
     this.statusEl.textContent = f.status === 'running' && p
       ? `simulating… cycle ${exact(p.cycle)}, ${p.ctas_done}/${p.ctas_total} CTAs` : '';
+    const pending = document.querySelector('[data-testid=summary-pending]');     // the summary tab, until the end
+    if (pending && p) pending.textContent = `Simulating: cycle ${exact(p.cycle)}, ${p.ctas_done}/${p.ctas_total} CTAs. The summary appears when the run has finished.`;
     const sealed = Math.max(f.sealed_cycle || 0, f.ctr_cycle || 0, f.end_cycle || 0);
     const final = !LIVE.includes(f.status);
     if (final) { clearTimeout(this.timer); this.timer = null; }          // the end is never dropped
