@@ -255,3 +255,46 @@ def test_truncated_archive_unknown_suffix_and_size_limit(client, app, good):
     assert r.status_code == 400 and "multipart field 'bundle'" in r.get_json()["error"]
     assert not [n for n in stored(app) if n.startswith(".incoming")]
     assert get(client, "/api/configs")
+
+
+TRAP_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry boom(.param .u64 p)
+{
+    trap;
+    ret;
+}
+"""
+
+
+def test_failing_and_opaque_launches_are_reported_per_launch(client, app, tmp_path):
+    """A launch that faults and an opaque launch (no PTX) are rows with their error; the other launches and
+    the run still finish; the children of the two get a final status that says why."""
+    w = saxpy_bundle()
+    p = w.ptx("boom", TRAP_PTX)
+    w.launch("boom", p, grid=(1,), block=(32,), shared_bytes=0, args=[w.ptr("x")], name="boom")
+    w.launch("cublas_gemm", None, grid=(1,), block=(1,), shared_bytes=0, args=[], name="extern gemm", opaque=True)
+    w.hardware({"device": "test"}, [{"cycles": [5000]}, {"cycles": [4900]}, {"cycles": [100]}, {"cycles": [7000]}])
+    r = send(client, _pack(w.save(tmp_path / "saxpy_twice"), "zip"), "mixed.zip")
+    assert r.status_code == 201, r.get_json()
+    wid = r.get_json()["workloads"][0]["id"]
+    run = client.post("/api/runs", json={"workload": wid, "config": "h200", "launches": "all"}).get_json()
+    run = wait_done(lambda q: get(client, q), run["id"], timeout=300)
+    assert run["status"] == "done" and "a launch failed" in run["message"]
+    d = get(client, f"/api/workload-runs/{run['id']}")
+    rows = d["workload"]["launches"]
+    assert [r.get("error") is None for r in rows] == [True, True, False, False]
+    assert rows[2]["error"].startswith("launch 2 (boom): ") and "trap" in rows[2]["error"]
+    assert rows[3]["opaque"] is True and "opaque launch" in rows[3]["error"] and rows[3]["hw_cycles"] == 7000
+    assert rows[0]["sim_cycles"] > 0 and rows[1]["sim_cycles"] > 0 and rows[3]["sim_cycles"] is None
+    assert d["workload"]["summary"]["outputs_pass"] is False
+    kids = {c["id"]: c for c in get(client, "/api/runs?children=1") if c.get("parent") == run["id"]}
+    assert kids[f"{run['id']}-L0"]["status"] == "done"
+    assert kids[f"{run['id']}-L2"]["status"] == "faulted" and "trap" in kids[f"{run['id']}-L2"]["message"]
+    assert kids[f"{run['id']}-L3"]["status"] == "failed"
+    assert kids[f"{run['id']}-L3"]["message"] == ("no timeline was recorded for this launch: launch 3 (cublas_gemm): "
+                                                  "opaque launch (no PTX; measured time only)")
+    assert client.delete(f"/api/runs/{run['id']}").status_code == 204
+    assert not [c for c in get(client, "/api/runs?children=1") if c.get("parent") == run["id"]]
+    assert not list((Path(app.config["DATA_DIR"]) / "runs").glob(f"{run['id']}*.simtrun"))

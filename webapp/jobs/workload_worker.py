@@ -43,14 +43,16 @@ def run_job(job: dict) -> None:
             cfg = sim.config.to_dict()
             sinks: dict[int, BackgroundSink] = {}
 
+            def child_info(run, c):
+                return {"id": c["id"], "name": c["name"], "workload": job["info"]["workload"],
+                        "config": job["config"], "overrides": job["overrides"],
+                        "parent": job["run_id"], "launch": run.launch.index, "label": run.launch.label}
+
             def sink_for(run):
                 c = children.get(run.launch.index)
                 if c is None:
                     return None
-                info = {"id": c["id"], "name": c["name"], "workload": job["info"]["workload"],
-                        "config": job["config"], "overrides": job["overrides"],
-                        "parent": job["run_id"], "launch": run.launch.index, "label": run.launch.label}
-                sinks[run.launch.index] = BackgroundSink(RunWriter(c["path"], info))
+                sinks[run.launch.index] = BackgroundSink(RunWriter(c["path"], child_info(run, c)))
                 return sinks[run.launch.index]
 
             def progress(i, n, run):
@@ -59,7 +61,10 @@ def run_job(job: dict) -> None:
                 if i in children:
                     row["child"] = children[i]["id"]
                     s = sinks.pop(i, None)
-                    if s is not None and not s.closed:   # the launch raised before its recording ended
+                    if s is None:                        # never launched (it did not load, or is opaque)
+                        RunWriter(children[i]["path"], child_info(run, children[i])).fail(
+                            f"no timeline was recorded for this launch: {run.error}")
+                    elif not s.closed:                   # the launch raised before its recording ended
                         s.fail(run.error or "the launch ended without finishing its recording")
                 writer.launch(i, row)
 

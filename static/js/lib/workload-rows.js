@@ -7,9 +7,17 @@ export const HW_COLOUR = '#4b5563';
 
 // triton_tem_fused_addmm_t_tanh_0 -> "tem addmm_t_tanh #0"-like short names: the Inductor prefix says the
 // kind of kernel (tem: template GEMM/conv, poi: pointwise, red: reduction, per: persistent reduction).
+// Long aten names that Inductor puts in kernel names, shortened so that what tells kernels apart (the end of
+// the fused list) stays visible; the full name is in the row's tooltip.
+const ATEN_SHORT = [[/_native_batch_norm_legit_no_training/g, 'batch_norm'], [/_native_batch_norm_legit/g, 'batch_norm'],
+  [/_unsafe_view/g, 'view'], [/_scaled_dot_product_\w+?_attention/g, 'sdpa'], [/_to_copy/g, 'to_copy']];
+
 export function shortLabel(s) {
   const m = /^triton_(tem|poi|red|per)_fused_(.*)_(\d+)$/.exec(s || '');
-  return m ? `${m[1]} ${m[2].replace(/^_+/, '')}` : (s || '');
+  if (!m) return s || '';
+  let ops = m[2];
+  for (const [re, to] of ATEN_SHORT) ops = ops.replace(re, to);
+  return `${m[1]} ${ops.replace(/^_+/, '').replace(/__+/g, '_')}`;
 }
 
 export function derive(rows) {

@@ -50,12 +50,16 @@ export class LaunchTimeline {
       ctx.fillText(fitText(ctx, lane.name, LABEL_W - 10), 4, y + sh / 2 + 4);
       let c = 0;
       for (const r of lane.rows) {
-        const v = r[lane.key];
+        // an opaque launch (an extern library call captured without PTX) takes its measured time, hatched
+        const opaque = lane.kind === 'sim' && r.opaque && !r[lane.key] && r.hw_cycles;
+        const v = opaque ? r.hw_cycles : r[lane.key];
         if (!v) continue;
         const xa = X(c), xb = X(c + v);
         if (lane.kind === 'hw') {                                   // measured: outlined, so it never reads as simulated
           ctx.fillStyle = '#f3f4f6'; ctx.fillRect(xa, y, Math.max(1, xb - xa - 1), sh);
           ctx.strokeStyle = HW_COLOUR; ctx.strokeRect(xa + 0.5, y + 0.5, Math.max(1, xb - xa - 2), sh - 1);
+        } else if (opaque) {
+          ctx.fillStyle = hatch(ctx); ctx.fillRect(xa, y, Math.max(1, xb - xa - 1), sh);
         } else {
           ctx.fillStyle = r.error ? '#b91c1c' : BOUND_COLOURS[r.bound || 'none'];
           ctx.fillRect(xa, y, Math.max(1, xb - xa - 1), sh);      // 1 px gap: the boundary between launches
@@ -64,8 +68,8 @@ export class LaunchTimeline {
           ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.strokeRect(xa + 1, y + 1, Math.max(1, xb - xa - 3), sh - 2);
           ctx.lineWidth = 1;
         }
-        this._label(ctx, r, xa, xb, y, sh, lane.kind === 'hw' ? '#1b1f24' : '#fff');
-        this.spans.push({ lane, row: r, xa, xb, y, h: sh, start: c, len: v });
+        this._label(ctx, r, xa, xb, y, sh, lane.kind === 'hw' || opaque ? '#1b1f24' : '#fff');
+        this.spans.push({ lane, row: r, xa, xb, y, h: sh, start: c, len: v, opaque });
         c += v;
       }
     });
@@ -96,6 +100,7 @@ export class LaunchTimeline {
       `grid ${gridText(r.grid)} × block ${gridText(r.block)}`];
     if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs H200 ${exact(r.hw_cycles)} (${signedPct(r.err)})`);
     if (r.bound) lines.push(`bound: ${r.bound} · top stall ${escapeHtml(r.dominant_stall || '–')}`);
+    if (s.opaque) lines.push('opaque launch: no PTX, drawn with its measured time');
     if (r.error) lines.push(`<span class="tip-bad">${escapeHtml(r.error)}</span>`);
     lines.push(r.child ? 'click: open its per-cycle view' : 'no per-cycle timeline recorded for this launch');
     this.tip.innerHTML = lines.join('<br>');
@@ -104,4 +109,16 @@ export class LaunchTimeline {
     this.tip.style.left = Math.min(e.clientX - b.left + 12, b.width - 300) + 'px';
     this.tip.style.top = (s.y + s.h + 4 + cb.top - b.top) + 'px';
   }
+}
+
+let hatchPattern = null;
+function hatch(ctx) {                                // grey diagonal stripes: "not simulated"
+  if (!hatchPattern) {
+    const c = document.createElement('canvas'); c.width = c.height = 8;
+    const g = c.getContext('2d');
+    g.fillStyle = '#e5e7eb'; g.fillRect(0, 0, 8, 8);
+    g.strokeStyle = '#9ca3af'; g.beginPath(); g.moveTo(0, 8); g.lineTo(8, 0); g.stroke();
+    hatchPattern = ctx.createPattern(c, 'repeat');
+  }
+  return hatchPattern;
 }
