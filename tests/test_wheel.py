@@ -110,7 +110,10 @@ def test_serve_from_another_folder(installed):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/configs", timeout=5) as r:
             assert {"h200", "a100"} <= {c["name"] for c in json.load(r)}
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/workloads", timeout=5) as r:
-            assert "case:saxpy_1M" in {w["id"] for w in json.load(r)}
+            ids = {w["id"] for w in json.load(r)}
+            assert "case:saxpy_1M" in ids and "bundle:example_mlp_b64_fp32" in ids     # cases and example bundles
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/workload", timeout=5) as r:
+            assert "workload-main.js" in r.read().decode()
         assert (work / "instance").is_dir()          # the run store is made in the folder it was started from
     finally:
         proc.terminate()

@@ -22,8 +22,10 @@ BUNDLE_SUFFIXES = (".tar.xz", ".zip")
 
 
 def default_dirs() -> list[str]:
-    here = Path(__file__).resolve().parent
-    return [str(p) for p in (here.parent / "workloads" / "examples", here / "workloads" / "examples") if p.is_dir()]
+    """The project's example bundles (workloads/examples/ in a checkout, or inside an installed wheel)."""
+    from engine.resources import data_path
+    p = data_path("workloads") / "examples"
+    return [str(p)] if p.is_dir() else []
 
 
 def upload_limits(cfg) -> dict:
