@@ -58,7 +58,9 @@ def test_bundles_are_listed_beside_the_cases(client):
     assert "case:softmax_4096x128" in ids
     for name in ("example_mlp_b64_fp32", "example_cnn_b4_32x32_fp16", "example_attention_b1_t128_d128_fp16"):
         w = ids[f"bundle:{name}"]
-        assert w["kind"] == "bundle" and w["source"] == "example"
+        assert w["kind"] == "bundle" and w["source"] == "examples"
+    for p in sorted((ROOT / "workloads" / "zoo").glob("*.tar.xz")):             # the model zoo too
+        assert ids[f"bundle:{p.name.removesuffix('.tar.xz')}"]["source"] == "zoo"
     mlp = ids[MLP]
     with open_bundle(ROOT / "workloads" / "examples" / "example_mlp_b64_fp32.tar.xz") as b:
         assert mlp["launches"] == len(b.launches) == 3

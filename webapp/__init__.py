@@ -59,9 +59,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         from .bundles import default_dirs
         app.config["BUNDLE_DIRS"] = default_dirs()
 
-    from . import api, services, stream, views
+    from . import api, bundles, services, stream, views
     from .sweep import views as sweep_views
     services.init_app(app)
+    bundles.init_app(app)
     app.register_blueprint(views.bp)
     api.register(app)
     sweep_views.register(app)

@@ -8,10 +8,14 @@ with an error naming the field or launch, and nothing of it stays on disk.
 """
 from __future__ import annotations
 
+import json
 import shutil
+import tarfile
 import tempfile
+import threading
+import zipfile
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from flask import current_app
 
@@ -22,10 +26,11 @@ BUNDLE_SUFFIXES = (".tar.xz", ".zip")
 
 
 def default_dirs() -> list[str]:
-    """The project's example bundles (workloads/examples/ in a checkout, or inside an installed wheel)."""
+    """The project's bundles: every folder of workloads/ (examples/, zoo/) in a checkout or an installed wheel."""
     from engine.resources import data_path
-    p = data_path("workloads") / "examples"
-    return [str(p)] if p.is_dir() else []
+    root = data_path("workloads")
+    return [str(p) for p in sorted(root.iterdir()) if p.is_dir() and not p.name.startswith(("_", "."))] \
+        if root.is_dir() else []
 
 
 def upload_limits(cfg) -> dict:
@@ -51,10 +56,83 @@ def summarize(b) -> dict:
             "bytes": b.total_buffer_bytes}
 
 
-@lru_cache(maxsize=64)
-def _summary_of(path: str, mtime: float) -> dict:
-    with open_bundle(path) as b:
-        return summarize(b)
+def _manifest_only(path: Path) -> dict:
+    """A bundle's manifest without unpacking its buffers (listing the zoo must not unpack megabytes)."""
+    if path.is_dir():
+        return json.loads((path / "manifest.json").read_text())
+    if path.name.lower().endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            name = min((n for n in z.namelist() if n.endswith("manifest.json")), key=len)
+            return json.loads(z.read(name))
+    with tarfile.open(path, "r:*") as t:
+        for m in t:
+            if m.isfile() and PurePosixPath(m.name).name == "manifest.json" and len(PurePosixPath(m.name).parts) <= 2:
+                return json.loads(t.extractfile(m).read())
+    raise BundleError(str(path), "no manifest.json in the archive")
+
+
+class _Shallow:
+    """What summarize() reads, from a manifest alone (a project bundle; uploads were checked whole)."""
+
+    def __init__(self, m: dict):
+        from engine.workload.bundle import Launch
+        self.name, self.description, self.hardware = m["name"], m.get("description", ""), m.get("hardware") or {}
+        hw = self.hardware.get("launches") or [{}] * len(m["launches"])
+        self.launches = [Launch(index=i, kernel=L["kernel"], ptx=L.get("ptx", ""), grid=tuple(L["grid"]),
+                                block=tuple(L["block"]), shared_bytes=L.get("shared_bytes", 0), args=[],
+                                name=str(L.get("name") or L["kernel"]), op=L.get("op"), module=L.get("module"),
+                                opaque=bool(L.get("opaque")), hw_cycles=list(h.get("cycles") or []))
+                         for i, (L, h) in enumerate(zip(m["launches"], hw))]
+        self.total_buffer_bytes = sum(int(b.get("bytes", 0)) for b in m.get("buffers", []))
+
+
+@lru_cache(maxsize=256)
+def _summarize_file(path: str, size: int, mtime_ns: int) -> dict:
+    try:
+        return summarize(_Shallow(_manifest_only(Path(path))))
+    except (KeyError, TypeError, ValueError, IndexError, OSError, tarfile.TarError, zipfile.BadZipFile):
+        with open_bundle(path) as b:                   # malformed: the full reader names what is wrong
+            return summarize(b)
+
+
+class SummaryIndex:
+    """Bundle summaries by (path, size, mtime), kept in DATA_DIR/bundle_index.json: a .tar.xz's manifest comes
+    after its buffers, so reading it costs a decompression (seconds for GPT-2) that a restart should not redo."""
+
+    def __init__(self, file: Path):
+        self.file, self.lock = Path(file), threading.Lock()
+        try:
+            self.data = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            self.data = {}
+
+    def get(self, path: Path) -> dict:
+        st = path.stat()
+        key = [st.st_size, st.st_mtime_ns]
+        with self.lock:
+            hit = self.data.get(str(path))
+        if hit and hit["key"] == key:
+            return hit["summary"]
+        summ = _summarize_file(str(path), *key)
+        with self.lock:
+            self.data[str(path)] = {"key": key, "summary": summ}
+            tmp = self.file.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.data))
+            tmp.replace(self.file)
+        return summ
+
+
+def _index() -> SummaryIndex:
+    ext = current_app.extensions
+    if "simtscope-bundles" not in ext:
+        ext["simtscope-bundles"] = SummaryIndex(Path(current_app.config["DATA_DIR"]) / "bundle_index.json")
+    return ext["simtscope-bundles"]
+
+
+def init_app(app) -> None:
+    # summaries are made on the first listing, not at start: a background pass over the zoo costs seconds of
+    # CPU just when a starting server has other work (and most test servers never list bundles)
+    app.extensions["simtscope-bundles"] = SummaryIndex(Path(app.config["DATA_DIR"]) / "bundle_index.json")
 
 
 def project_bundles(dirs: list[str]) -> list[tuple[str, Path]]:
@@ -70,7 +148,7 @@ def project_bundles(dirs: list[str]) -> list[tuple[str, Path]]:
 
 def describe(wid: str, path: Path, source: str, extra: dict | None = None) -> dict | None:
     try:
-        s = _summary_of(str(path), path.stat().st_mtime)
+        s = _index().get(path)
     except (BundleError, OSError):
         return None
     return {"id": wid, "name": s["bundle"], "kind": "bundle", "source": source, **s, **(extra or {})}
@@ -79,7 +157,7 @@ def describe(wid: str, path: Path, source: str, extra: dict | None = None) -> di
 def list_bundles(cat) -> list[dict]:
     out = []
     for name, p in project_bundles(current_app.config["BUNDLE_DIRS"]):
-        d = describe(f"bundle:{name}", p, "example")
+        d = describe(f"bundle:{name}", p, p.parent.name)         # the folder: examples, zoo
         if d:
             out.append(d)
     for w in cat.list_workloads():

@@ -3,7 +3,7 @@
 // single-kernel explorer at /?run=<child run>); `cmp` compares with another run of the same bundle.
 // Data: GET /api/workload-runs/<id> (polled while the run simulates) and /api/workload-runs/compare.
 import { api } from './net/api.js';
-import { derive, sortRows, signedPct } from './lib/workload-rows.js';
+import { derive, groupByLayer, sortRows, signedPct } from './lib/workload-rows.js';
 import { escapeHtml, exact, pct } from './lib/format.js';
 import { LaunchTimeline } from './views/workload/launch-timeline.js';
 import { LayerTable } from './views/workload/layer-table.js';
@@ -11,7 +11,7 @@ import { BarChart } from './views/workload/bar-chart.js';
 
 const $ = (s) => document.querySelector(s);
 const params = new URLSearchParams(location.search);
-const state = { run: params.get('run'), cmp: params.get('cmp') || null, sort: { key: params.get('sort') || 'index', dir: params.get('dir') || 'asc' },
+const state = { run: params.get('run'), cmp: params.get('cmp') || null, group: params.get('group') === 'layer', sort: { key: params.get('sort') || 'index', dir: params.get('dir') || 'asc' },
   selected: null, data: null, compare: null, others: [] };
 
 const timeline = new LaunchTimeline($('#wl-timeline'), (r) => pick(r.index));
@@ -25,11 +25,17 @@ window.__simtscopeWorkload = { state, timeline, table, chart };       // for tes
 function writeUrl() {
   const q = new URLSearchParams({ run: state.run });
   if (state.cmp) q.set('cmp', state.cmp);
+  if (state.group) q.set('group', 'layer');
   if (state.sort.key !== 'index' || state.sort.dir !== 'asc') { q.set('sort', state.sort.key); q.set('dir', state.sort.dir); }
   history.replaceState(null, '', `?${q}`);
 }
 
 function pick(i) {
+  if (state.group) {                        // a layer's row: its first launch with a timeline, else its first
+    const label = state.data.workload.launches[i].label;
+    const ms = state.data.workload.launches.filter((m) => m.label === label);
+    i = (ms.find((m) => m.child && m.child_status === 'done') || ms[0]).index;
+  }
   const r = state.data.workload.launches[i];
   state.selected = i;
   if (r && r.child && r.child_status === 'done') { location.href = `/?run=${encodeURIComponent(r.child)}`; return; }
@@ -76,7 +82,9 @@ function render() {
   if (!state.data) return;
   head();
   const rows = rowsWithCompare();
-  const sorted = sortRows(rows, state.sort.key, state.sort.dir);
+  const layered = rows.some((r, i) => rows.findIndex((x) => x.label === r.label) !== i);   // labels repeat
+  const shown = state.group && layered ? groupByLayer(rows) : rows;
+  const sorted = sortRows(shown, state.sort.key, state.sort.dir);
   const { run } = state.data;
   const lanes = [{ name: `simulated · ${run.config}`, rows, key: 'sim_cycles', kind: 'sim' }];
   if (rows.some((r) => r.hw_cycles)) lanes.push({ name: 'H200 measured', rows, key: 'hw_cycles', kind: 'hw' });
@@ -87,7 +95,9 @@ function render() {
   timeline.selected = state.selected;
   timeline.set(lanes);
   $('#wl-axis-note').textContent = 'launches end to end in stream order (the bundle records no host gaps between them); each span includes its launch overhead';
-  table.render(sorted, state.sort, !!state.compare, state.selected);
+  $('#wl-group').innerHTML = layered ? `rows: <label><input type="radio" name="grp" value="launch"${state.group ? '' : ' checked'}> launches</label>
+    <label><input type="radio" name="grp" value="layer" data-testid="group-layer"${state.group ? ' checked' : ''}> layers (launches with one label summed)</label>` : '';
+  table.render(sorted, state.sort, !!state.compare, state.group ? null : state.selected);
   $('#wl-chart-title').textContent = state.compare ? 'Speed-up per launch (B over A)' : 'Time per launch: simulated vs H200';
   chart.set(sorted, state.compare ? 'speedup' : 'time');
 }
@@ -111,5 +121,6 @@ async function load() {
   if (state.data.live) setTimeout(load, 700);
 }
 
+$('#wl-group').addEventListener('change', (e) => { state.group = e.target.value === 'layer'; writeUrl(); render(); });
 if (!state.run) $('#wl-error').textContent = 'No run given: open a workload run from the run list.';
 else load();

@@ -178,3 +178,33 @@ def test_a_bad_bundle_upload_is_refused_in_the_page(page, server, tmp_path, shot
     opts = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=workload] option')).map((o) => o.textContent)")
     assert any(o.startswith("saxpy_twice (uploaded) · 2 launches") for o in opts)
     shot(page, "upload")
+
+
+def test_a_zoo_model_by_layer(page, server, shot):
+    """LeNet-5 from the zoo (labels from the capture's module paths, several launches per layer): the layer
+    view sums each layer's launches, and its rows sort by their summed cycles."""
+    r = server.post("/api/runs", json={"workload": "bundle:lenet5_b64_fp32", "config": "h200", "launches": "0,3",
+                                       "name": "lenet"})
+    assert r.status_code == 201, r.text
+    run = wait_done(server.get, r.json()["id"], timeout=600)
+    assert run["status"] == "done", run
+    data = server.get(f"/api/workload-runs/{run['id']}")["workload"]["launches"]
+    page.goto(f"{server.url}/workload?run={run['id']}")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    assert len(table_rows(page)) == len(data) == 9
+    page.check("[data-testid=group-layer]")
+    assert "group=layer" in page.url
+    labels = list(dict.fromkeys(r["label"] for r in data))
+    rows = table_rows(page)
+    i_label, i_cyc, i_hw = header_index(page, "layer / op"), header_index(page, "sim cycles"), header_index(page, "H200 cycles")
+    assert [r["cells"][i_label].split(" ")[0] for r in rows] == labels
+    for r, lab in zip(rows, labels):
+        ms = [d for d in data if d["label"] == lab]
+        assert r["cells"][i_cyc] == f"{sum(d['sim_cycles'] for d in ms):,}"
+        assert r["cells"][i_hw] == f"{int(sum(d['hw_cycles'] for d in ms) + 0.5):,}"
+        if len(ms) > 1:
+            assert f"{len(ms)} launches" in r["cells"][i_label]
+    page.click("[data-testid=layer-table] th[data-key=sim_cycles]")
+    tot = {lab: sum(d["sim_cycles"] for d in data if d["label"] == lab) for lab in labels}
+    assert [r["cells"][i_label].split(" ")[0] for r in table_rows(page)] == sorted(labels, key=lambda k: -tot[k])
+    shot(page, "lenet-layers")

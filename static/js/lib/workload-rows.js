@@ -62,3 +62,42 @@ export function signedPct(x) {
   if (x === null || x === undefined || Number.isNaN(x)) return '';
   return (x >= 0 ? '+' : '−') + Math.abs(100 * x).toFixed(1) + '%';
 }
+
+// Launches grouped by layer (their label: the module path a capture found, e.g. `layer1.0.conv1`, or the
+// kernel name): sums of cycles, instructions and bytes; IPC, error, utilisations recomputed from the sums;
+// bound and top stall of the group's longest launch. `launches` lists the group's launch indices.
+export function groupByLayer(rows) {
+  const groups = new Map();
+  for (const r of rows) {
+    const g = groups.get(r.label);
+    if (g) g.members.push(r); else groups.set(r.label, { members: [r] });
+  }
+  const sum = (ms, k) => (ms.some((m) => m[k] !== null && m[k] !== undefined) ? ms.reduce((t, m) => t + (m[k] || 0), 0) : null);
+  const out = [...groups.values()].map(({ members: ms }) => {
+    const first = ms[0];
+    const longest = ms.reduce((a, b) => ((b.sim_cycles || 0) > (a.sim_cycles || 0) ? b : a), first);
+    const sim = sum(ms, 'sim_cycles'), hw = sum(ms, 'hw_cycles');
+    const allHw = ms.every((m) => m.hw_cycles), allSim = ms.every((m) => m.sim_cycles);
+    const withUtil = (k) => (allSim && ms.every((m) => m[k] !== undefined)
+      ? ms.reduce((t, m) => t + m[k] * m.sim_cycles, 0) / sim : undefined);    // cycle-weighted
+    return {
+      index: first.index, label: first.label, kernel: ms.map((m) => m.kernel).join('\n'),
+      op: ms.length > 1 ? `${ms.length} launches` : first.op, launches: ms.map((m) => m.index),
+      grid: ms.length > 1 ? null : first.grid, block: first.block,
+      sim_cycles: sim, hw_cycles: hw, time_us: sum(ms, 'time_us'), warp_insts: sum(ms, 'warp_insts'),
+      err: allHw && allSim && hw ? (sim - hw) / hw : null,
+      ipc: allSim && sim ? sum(ms, 'warp_insts') / sim : undefined,
+      dram_bytes: sum(ms, 'dram_bytes') ?? undefined,
+      l2_hit_rate: ms.length === 1 ? first.l2_hit_rate : undefined,      // (no access counts to weight by)
+      compute_util: withUtil('compute_util'), dram_util: withUtil('dram_util'),
+      bound: longest.bound, dominant_stall: longest.dominant_stall,
+      error: ms.filter((m) => m.error).map((m) => m.error).join('\n') || null,
+      opaque: ms.every((m) => m.opaque), pending: ms.some((m) => m.pending),
+      child: (ms.find((m) => m.child && m.child_status === 'done') || ms.find((m) => m.child) || {}).child,
+      child_status: (ms.find((m) => m.child && m.child_status === 'done') || ms.find((m) => m.child) || {}).child_status,
+      b_cycles: sum(ms, 'b_cycles'),
+    };
+  });
+  out.forEach((g) => { g.speedup = g.sim_cycles && g.b_cycles ? g.sim_cycles / g.b_cycles : null; });
+  return derive(out);
+}
