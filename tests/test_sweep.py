@@ -190,7 +190,7 @@ def test_sweep_survives_a_killed_worker_and_resumes_without_rerunning(tmp_path):
 
 
 # ------------------------------------------------------------------ a bundle point (no cluster)
-def test_a_bundle_point_records_one_run_per_launch_and_sums_them(tmp_path):
+def test_a_bundle_point_is_a_workload_run_with_its_launch_table(tmp_path):
     from webapp.store import runfile
     from webapp.sweep.point import run_point
     from webapp.sweep.sources import bundle_workloads
@@ -199,24 +199,19 @@ def test_a_bundle_point_records_one_run_per_launch_and_sums_them(tmp_path):
     assert w.id == "bundle:example_mlp_b64_fp32" and "archive" in w.payload      # travels as bytes
     p = SweepSpec([w], "h200", parse_sets(["l2.size_kib=30720"])).points()[0]
     res = run_point({"key": p.key, "kind": "bundle", "payload": w.payload, "config": p.config,
-                     "info": {"name": p.label, "workload": w.id}})
+                     "info": {"name": p.label, "workload": w.id, "config": "h200", "overrides": p.overrides}})
     assert res["status"] == "done" and res["passed"] is True, res["message"]
-    assert len(res["runs"]) == 3                                                 # the bundle's 3 launches
-    stats, names = [], []
-    for i, blob in enumerate(res["runs"]):
-        f = tmp_path / f"{i}.simtrun"
-        f.write_bytes(blob)
-        meta = runfile.read_meta(f)
-        assert meta["status"] == "done"
-        stats.append(meta["stats"])
-        names.append(meta["info"]["name"])
-    assert [n.split(" · ")[1].split()[:2] for n in names] == [["launch", "0"], ["launch", "1"], ["launch", "2"]]
+    [blob] = res["runs"]                                                         # one workload run
+    f = tmp_path / "w.simtrun"
+    f.write_bytes(blob)
+    meta = runfile.read_meta(f)
+    assert meta["kind"] == "workload" and meta["status"] == "done"
+    launches = meta["workload"]["launches"]
+    assert [r["index"] for r in launches] == [0, 1, 2] and all(r["timed"] for r in launches)
     row = res["row"]
-    assert row["sim_cycles"] == sum(s["gpu_sim_cycle"] for s in stats)
-    assert row["dram_bytes"] == sum(s["dram_read_bytes"] + s["dram_write_bytes"] for s in stats)
-    assert row["warp_insts"] == sum(s["warp_insts"] for s in stats)
-    hits, acc = sum(s["L2_total_hits"] for s in stats), sum(s["L2_total_accesses"] for s in stats)
-    assert row["l2_hit_rate"] == pytest.approx(hits / acc)
+    assert row["sim_cycles"] == sum(r["sim_cycles"] for r in launches) == meta["workload"]["summary"]["sim_cycles"]
+    assert row["dram_bytes"] == sum(r["dram_bytes"] for r in launches)
+    assert row["warp_insts"] == sum(r["warp_insts"] for r in launches)
 
 
 def test_bundle_errors_are_sweep_errors(tmp_path):

@@ -46,8 +46,8 @@ def _scratch_root() -> str | None:
 
 def run_point(task: dict) -> dict:
     """task: key, kind, payload, config (resolved engine.config.Config), info (the run's catalogue info).
-    Returns {key, status, message, row, wall_s, runs: [bytes of each run file]} (one run per simulated
-    kernel: one for a case, one per launch for a bundle)."""
+    Returns {key, status, message, row, wall_s, runs: [bytes of each run file]}: one kernel run for a case,
+    one per kernel for a trace, one workload run (the launch table) for a bundle."""
     from engine.timing import TimingSim
     from webapp.store.writer import RunWriter
 
@@ -70,7 +70,7 @@ def run_point(task: dict) -> dict:
     try:
         try:
             sim = TimingSim(task["config"], record="summary", threads=1)   # one process per core already
-            res = RUNNERS[task["kind"]](task["payload"], sim, new_sink, scratch)
+            res = RUNNERS[task["kind"]](task["payload"], sim, new_sink, scratch, task["info"])
         except Exception as e:                       # noqa: BLE001 - one bad point must not stop a sweep
             traceback.print_exc()
             out["message"] = f"{type(e).__name__}: {e}"
@@ -83,6 +83,8 @@ def run_point(task: dict) -> dict:
             if not w.closed:
                 w.fail(out["message"] or "the simulator returned without ending its recording")
             out["runs"].append(path.read_bytes())
+        own = {path for path, _ in writers}           # then run files a source wrote itself (a workload run)
+        out["runs"] += [q.read_bytes() for q in sorted(scratch.glob("*.simtrun")) if q not in own]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     out["wall_s"] = time.perf_counter() - t0

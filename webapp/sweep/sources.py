@@ -2,8 +2,9 @@
 
     describe (driver side): arguments -> [Workload], with a payload that carries the workload (its bytes,
                             or for a bundle folder its path) and a digest of the bytes that matter
-    run (worker side):      (payload, sim, new_sink, scratch) -> Outcome; new_sink(suffix) gives a run-file
-                            writer for each kernel it simulates (one for a case, one per launch of a bundle)
+    run (worker side):      (payload, sim, new_sink, scratch, info) -> Outcome; new_sink(suffix) gives a
+                            run-file writer for each kernel it records (one for a case, one per kernel of a
+                            trace); a bundle writes one workload run file (its launch table) in scratch
 
 Sources: validation cases (a cases.json and its PTX), gpu-workload/1 bundles (engine/workload) and
 Accel-Sim trace directories (engine/traces).
@@ -66,7 +67,7 @@ class Outcome:
     passed: bool | None = None
 
 
-def run_case(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+def run_case(payload: dict, sim, new_sink, scratch: Path, info: dict) -> Outcome:
     from webapp.store import runfile
     data = dict(payload["case"])
     ptx = scratch / "kernel.ptx"
@@ -137,20 +138,45 @@ def aggregate(stats: list[dict], clock_mhz: float) -> dict:
     return out
 
 
-def run_bundle(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+def run_bundle(payload: dict, sim, new_sink, scratch: Path, info: dict) -> Outcome:
+    """Every launch timed (cold caches each), into one workload run file (webapp/store/workload_run.py:
+    the launch table the explorer's /workload page shows and compares), as the explorer's own workload
+    runs are written (webapp/jobs/workload_worker.py), without per-launch timelines."""
     from engine.workload.bundle import open_bundle
     from engine.workload.replay import run_workload
+    from webapp.bundles import summarize
+    from webapp.store.workload_run import WorkloadRunWriter, launch_metrics
     if "archive" in payload:
         src = scratch / ("bundle" + payload["suffix"])
         src.write_bytes(payload["archive"])
     else:
         src = Path(payload["path"])
+    cfg = sim.config.to_dict()
     with open_bundle(src) as b:
-        res = run_workload(b, sim=sim, sink_for=lambda r: new_sink(f"launch {r.launch.index} {r.launch.label}"))
+        rows = [{"index": L.index, "name": L.name, "kernel": L.kernel, "label": L.label, "op": L.op,
+                 "grid": list(L.grid), "block": list(L.block), "hw_cycles": L.hw_cycles_mean, "pending": True}
+                for L in b.launches]
+        w = WorkloadRunWriter(scratch / "workload.simtrun", info, {
+            "name": b.name, "description": b.description, "config": info.get("config"),
+            "overrides": info.get("overrides", []), "launches": rows, "hardware": summarize(b)["hardware"],
+            "detail": []})
+
+        def progress(i, n, run):
+            row = run.as_json()
+            row.update(launch_metrics(row, cfg))
+            w.launch(i, row)
+        try:
+            res = run_workload(b, sim=sim, timed=set(range(len(b.launches))), progress=progress)
+        except BaseException as e:
+            w.fail(f"{type(e).__name__}: {e}")
+            raise
+    d = res.as_json()
+    w.end(d["summary"], d["outputs"], "done",
+          "" if d["outputs_pass"] else "outputs differ from the bundle's or a launch failed")
     bad = [r.error for r in res.launches if r.error]
-    timed = [r.stats for r in res.launches if r.stats]
     if bad:
         return Outcome(None, "; ".join(bad)[:2000], False)
+    timed = [r.stats for r in res.launches if r.stats]
     return Outcome(aggregate(timed, sim.config["gpu.sm_clock_mhz"]) if timed else None, None, res.outputs_pass)
 
 
@@ -186,7 +212,7 @@ def trace_workloads(paths: list[str]) -> list[Workload]:
     return out
 
 
-def run_trace_dir(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
+def run_trace_dir(payload: dict, sim, new_sink, scratch: Path, info: dict) -> Outcome:
     from engine.traces.run import run_trace
     if "files" in payload:
         d = scratch / "trace"
@@ -195,7 +221,8 @@ def run_trace_dir(payload: dict, sim, new_sink, scratch: Path) -> Outcome:
             (d / Path(name).name).write_bytes(blob)
     else:
         d = Path(payload["path"])
-    res = run_trace(d, sim.config, record="summary", sink_for=lambda c: new_sink(f"kernel {c.path.name}"))
+    one_thread = sim.config.with_overrides(["sim.threads=1"])           # one process per core already
+    res = run_trace(d, one_thread, record="summary", sink_for=lambda c: new_sink(f"kernel {c.path.name}"))
     stats = [k.stats for k in res.kernels]
     return Outcome(aggregate(stats, sim.config["gpu.sm_clock_mhz"]) if stats else None, None, None)
 

@@ -38,6 +38,9 @@ function topStall(row) {
 }
 
 const valueOf = (p, metric) => (p.row ? p.row[metric] : null);
+// a bundle's point is a workload run (its launch table, /workload); the others are kernel runs (/)
+const isWorkload = (p) => p.workload.startsWith('bundle:');
+const runUrl = (p) => `${isWorkload(p) ? '/workload' : '/'}?run=${encodeURIComponent(p.run_id)}`;
 
 class SweepPage {
   constructor(root) {
@@ -139,7 +142,7 @@ class SweepPage {
         <td class="num">${done ? (r.dram_bytes / 1e6).toFixed(2) : ''}</td>
         <td class="num">${done ? pct(r.l1_hit_rate) : ''}</td><td class="num">${done ? pct(r.l2_hit_rate) : ''}</td>
         <td class="small">${done ? escapeHtml(topStall(r)) : ''}</td>
-        <td>${p.run_id ? `<a href="/?run=${encodeURIComponent(p.run_id)}" data-open="${p.run_id}">open</a>` : ''}</td></tr>`;
+        <td>${p.run_id ? `<a href="${runUrl(p)}" data-open="${p.run_id}">open</a>` : ''}</td></tr>`;
     }).join('');
     for (const p of s.points) if (p.row.sim_cycles !== undefined) this.seen.add(p.key);
     this._compareState();
@@ -162,10 +165,12 @@ class SweepPage {
 
   compare() {
     const [a, b] = [...this.picked].map((i) => this.sweep.points.find((p) => p.index === i));
-    if (a && b && a.run_id && b.run_id) window.location.href = `/?run=${encodeURIComponent(a.run_id)}&cmp=${encodeURIComponent(b.run_id)}`;
+    if (!(a && b && a.run_id && b.run_id)) return;
+    if (isWorkload(a) !== isWorkload(b)) { alert('a whole-model run compares with another whole-model run'); return; }
+    window.location.href = `${runUrl(a)}&cmp=${encodeURIComponent(b.run_id)}`;
   }
 
-  open(p) { if (p.run_id) window.location.href = `/?run=${encodeURIComponent(p.run_id)}`; }
+  open(p) { if (p.run_id) window.location.href = runUrl(p); }
 
   _url() {
     const q = new URLSearchParams();
