@@ -14,15 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import enums
 from .resources import data_path
 
 CONFIG_DIR = data_path("configs")
 
-UNITS = ["int", "fp32", "fp16", "fp64", "sfu", "tensor", "ldst", "branch", "barrier", "misc"]
-SCHEDULERS = ["gto", "lrr", "two_level"]
-ICACHE = ["ideal", "model"]
-L2_HASH = ["linear", "xor"]
-DRAM_POLICY = ["fcfs", "open_row", "fr_fcfs"]
+UNITS = enums.names("gs_unit", "GS_U_")            # functional-unit pipes, in the header's order
+# choice-valued settings: the names of the header's enums, in value order (the value stored in gs_tconfig)
+SCHEDULERS = enums.names("gs_scheduler", "GS_SCHED_")
+ICACHE = enums.names("gs_icache_kind", "GS_ICACHE_")
+L2_HASH = enums.names("gs_l2_hash", "GS_L2_HASH_")
+DRAM_POLICY = enums.names("gs_dram_policy", "GS_DRAM_")
 
 
 class ConfigError(ValueError):

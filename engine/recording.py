@@ -1,5 +1,6 @@
 """The recorded timeline of a timing run: column layouts shared by the engine (producer), the run store
-and the server (consumers). This module is the single definition of those layouts.
+and the server (consumers). The definitions are the C header's (engine/include/simtscope.h); this module
+reads them (engine/enums.py) and is the one place Python code takes them from.
 
 A recording is a set of tables, each a stream of chunks of numpy structured arrays (little-endian):
 
@@ -13,65 +14,57 @@ A recording is a set of tables, each a stream of chunks of numpy structured arra
 
 Warp states use Nsight Compute's stall-reason names (smsp__pcsamp_warps_issue_stalled_*), plus
 `selected` (issued this cycle), `idle` (no warp in the slot) and `done`.
+
+A run file carries `schema()` (layouts and enum names) in its meta, so the store reads it with the file's own
+layouts, not with this module's (webapp/store/layout.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-# Order matters: the value stored in `state` is the index in this list (engine/csrc/timing.h keeps
-# the same order: GS_WS_*).
-WARP_STATES = [
-    "idle",                 # no warp resident in the slot
-    "selected",             # issued an instruction this cycle
-    "not_selected",         # eligible, another warp was picked
-    "long_scoreboard",      # waiting on a global/local memory (L1TEX) result
-    "short_scoreboard",     # waiting on shared memory / MIO result (shared loads, SFU, shuffles)
-    "wait",                 # fixed-latency dependency (ALU result not ready yet)
-    "math_pipe_throttle",   # the functional unit is busy (initiation interval)
-    "mio_throttle",         # MIO (shared memory / special) instruction queue full
-    "lg_throttle",          # local/global memory instruction queue full
-    "barrier",              # waiting at bar.sync
-    "membar",               # waiting on a memory fence
-    "branch_resolving",     # waiting for a branch target / divergence to resolve
-    "no_instruction",       # instruction buffer empty (fetch / i-cache miss)
-    "dispatch_stall",       # dispatch conflict
-    "drain",                # finished, waiting for outstanding stores to drain
-    "sleeping",             # nanosleep
-    "tex_throttle",         # texture / tensor memory queue full
-    "misc",                 # anything else
-    "done",                 # warp finished (slot free until the next CTA)
-]
+from . import enums
+
+# Every enum and row layout below is read from the C header (engine/enums.py parses its text), so this module
+# needs no compiled extension: a run file opens where the engine is not built.
+WARP_STATES = enums.names("gs_wstate_kind", "GS_WS_")
+"""Nsight Compute stall-reason names, plus `selected` (issued this cycle), `idle` (no warp in the slot) and
+`done` (warp finished, slot free until the next CTA); the value stored in `state` is the index here. Meanings:
+STATE_DOC."""
 STATE_INDEX = {s: i for i, s in enumerate(WARP_STATES)}
 NSTATES = len(WARP_STATES)
+STATE_DOC = {
+    "idle": "no warp resident in the slot",
+    "selected": "issued an instruction this cycle",
+    "not_selected": "eligible, another warp was picked",
+    "long_scoreboard": "waiting on a global/local memory (L1TEX) result",
+    "short_scoreboard": "waiting on shared memory / MIO result (shared loads, SFU, shuffles)",
+    "wait": "fixed-latency dependency (ALU result not ready yet)",
+    "math_pipe_throttle": "the functional unit is busy (initiation interval)",
+    "mio_throttle": "MIO (shared memory / special) instruction queue full",
+    "lg_throttle": "local/global memory instruction queue full",
+    "barrier": "waiting at bar.sync",
+    "membar": "waiting on a memory fence",
+    "branch_resolving": "waiting for a branch target / divergence to resolve",
+    "no_instruction": "instruction buffer empty (fetch / i-cache miss)",
+    "dispatch_stall": "dispatch conflict",
+    "drain": "finished, waiting for outstanding stores to drain",
+    "sleeping": "nanosleep",
+    "tex_throttle": "texture / tensor memory queue full",
+    "misc": "anything else",
+    "done": "warp finished (slot free until the next CTA)",
+}
 
-TABLE_ORDER = ["warp_states", "sm_counters", "mem_counters", "events", "mem_samples", "pc_stats"]
+TABLE_ORDER = enums.names("gs_rec_table", "GS_REC_")      # the table argument of gs_tsim_drain
 _C_ROWS = {"warp_states": "gs_rec_wstate", "sm_counters": "gs_rec_smc", "mem_counters": "gs_rec_memc",
            "events": "gs_rec_event", "mem_samples": "gs_rec_msample", "pc_stats": "gs_rec_pcstat"}
-EVENT_KINDS = ["kernel_start", "kernel_end", "cta_start", "cta_end"]
+EVENT_KINDS = enums.names("gs_event_kind", "GS_EV_")
 MEM_LEVELS = ["issue", "l1", "icnt", "l2", "dram", "return"]
 """mem_samples.hit_level: 1 L1, 2 L2, 3 DRAM."""
 
 
-def _dtype_of(cname: str) -> np.dtype:
-    """The numpy dtype of a C row struct, field by field, from the compiled header (one source of truth)."""
-    from ._ffi import ffi
-    names, formats, offsets = [], [], []
-    for fname, f in ffi.typeof(cname).fields:
-        t = f.type
-        if t.kind == "array":
-            base, shape = t.item, (t.length,)
-        else:
-            base, shape = t, ()
-        code = {"uint8_t": "u1", "uint16_t": "<u2", "uint32_t": "<u4", "uint64_t": "<u8",
-                "int32_t": "<i4", "int64_t": "<i8", "double": "<f8"}[base.cname]
-        names.append(fname)
-        formats.append((code, shape) if shape else code)
-        offsets.append(f.offset)
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": ffi.sizeof(cname)})
-
-
 def table_dtypes() -> dict[str, np.dtype]:
-    return {name: _dtype_of(c) for name, c in _C_ROWS.items()}
+    """The numpy dtype of each recorded table's rows, from the header's row structs (one source of truth)."""
+    return {name: enums.row_dtype(c) for name, c in _C_ROWS.items()}
 
 
 _DT = table_dtypes()
@@ -82,6 +75,26 @@ EVENT_DT = _DT["events"]
 MEM_SAMPLE_DT = _DT["mem_samples"]
 PC_STATS_DT = _DT["pc_stats"]
 TABLES = dict(_DT)
+
+
+def dtype_to_json(dt: np.dtype) -> dict:
+    """A row layout as JSON (names, formats as numpy type strings with shapes, offsets, itemsize)."""
+    fields = [(n, dt.fields[n][0], dt.fields[n][1]) for n in dt.names]
+    return {"names": [f[0] for f in fields],
+            "formats": [[f[1].base.str, list(f[1].shape)] for f in fields],
+            "offsets": [f[2] for f in fields], "itemsize": dt.itemsize}
+
+
+def dtype_from_json(d: dict) -> np.dtype:
+    return np.dtype({"names": d["names"], "offsets": d["offsets"], "itemsize": d["itemsize"],
+                     "formats": [(np.dtype(f), tuple(shape)) if shape else np.dtype(f) for f, shape in d["formats"]]})
+
+
+def schema() -> dict:
+    """What a run file needs to be read without this code's constants: row layouts and enum names."""
+    return {"tables": {t: dtype_to_json(dt) for t, dt in TABLES.items()}, "table_order": list(TABLE_ORDER),
+            "warp_states": list(WARP_STATES), "event_kinds": list(EVENT_KINDS), "mem_levels": list(MEM_LEVELS)}
+
 
 LEVELS = ("off", "summary", "full")
 """off: nothing recorded; summary: counters, events, pc_stats; full: also warp_states and mem_samples."""

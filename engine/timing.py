@@ -15,12 +15,12 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from . import errors, recording
+from . import enums, errors, recording
 from ._ffi import OP_NAMES, E, ffi, lib
 from .config import UNITS, Config, load_config
 from .device import U64_MAX, Device, Kernel, _dim3, check_int, check_launch
 
-LIMITERS = ["ctas", "warps", "threads", "registers", "shared"]
+LIMITERS = enums.names("gs_occupancy_limiter", "GS_LIM_")
 
 
 class RecordSink(Protocol):

@@ -324,13 +324,13 @@ void gs_func_destroy(gs_func_run *run);
  * Timing model: cycle-level simulation of a GPU configuration (see engine/README.md).
  * --------------------------------------------------------------------------------------------- */
 
-/* Functional-unit pipes (order = engine/config.py UNITS). */
+/* Functional-unit pipes (engine/config.py UNITS reads the names from here). */
 enum gs_unit {
     GS_U_INT = 0, GS_U_FP32, GS_U_FP16, GS_U_FP64, GS_U_SFU, GS_U_TENSOR, GS_U_LDST, GS_U_BRANCH,
     GS_U_BARRIER, GS_U_MISC, GS_U__COUNT
 };
 
-/* Warp states: Nsight Compute stall-reason names (order = engine/recording.py WARP_STATES). */
+/* Warp states: Nsight Compute stall-reason names (engine/recording.py WARP_STATES reads them from here). */
 enum gs_wstate_kind {
     GS_WS_IDLE = 0, GS_WS_SELECTED, GS_WS_NOT_SELECTED, GS_WS_LONG_SCOREBOARD, GS_WS_SHORT_SCOREBOARD,
     GS_WS_WAIT, GS_WS_MATH_PIPE_THROTTLE, GS_WS_MIO_THROTTLE, GS_WS_LG_THROTTLE, GS_WS_BARRIER,
@@ -402,7 +402,18 @@ typedef struct gs_tstats {
     uint32_t ctas_per_sm, warps_per_sm, regs_per_thread, shared_per_cta, carveout_kib, occupancy_limiter;
 } gs_tstats;
 
-/* Recorded rows (engine/recording.py builds its numpy dtypes from these layouts). */
+/* Settings with a choice of values, as stored in gs_tconfig (engine/config.py offers the names, lower-case,
+ * without the prefix, in this order), and the occupancy limiter reported in gs_tstats. */
+enum gs_scheduler { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SCHED__COUNT };
+enum gs_icache_kind { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
+enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
+enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
+enum gs_occupancy_limiter { GS_LIM_CTAS = 0, GS_LIM_WARPS, GS_LIM_THREADS, GS_LIM_REGISTERS, GS_LIM_SHARED,
+                            GS_LIM__COUNT };
+
+/* Recorded rows. engine/recording.py reads these layouts and enums from this header's text (engine/enums.py),
+ * so the recorder's Python side needs no compiled extension; run files carry them in their meta. */
+enum gs_event_kind { GS_EV_KERNEL_START = 0, GS_EV_KERNEL_END, GS_EV_CTA_START, GS_EV_CTA_END, GS_EV__COUNT };
 enum gs_rec_table { GS_REC_WARP_STATES = 0, GS_REC_SM_COUNTERS, GS_REC_MEM_COUNTERS, GS_REC_EVENTS,
                     GS_REC_MEM_SAMPLES, GS_REC_PC_STATS, GS_REC__COUNT };
 typedef struct gs_rec_wstate {
@@ -457,24 +468,6 @@ uint32_t gs_tsim_threads(gs_tsim *ts);       /* the threads it simulates with (s
 /* Contract: copies up to max_rows recorded rows of `table` (oldest first) into out and forgets them. */
 uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows);
 uint32_t gs_tsim_pending(gs_tsim *ts, int table);
-
-/* ---------------------------------------------------------------------------------------------
- * Level-of-detail helpers for the run store (webapp/store/lod.py).
- * --------------------------------------------------------------------------------------------- */
-
-/* Contract: adds the cycles of runs [start[i], end[i]) of key[i] in state[i], clipped to nb buckets of
- * 2^shift cycles from `lo`, into out (int64, bucket-major: nb x nkeys x nstates, zeroed by the caller).
- * Returns 0, or -1 (having added only the runs before it) at a key or state out of range. */
-int gs_lod_durations(const int64_t *key, const int64_t *start, const int64_t *end, const int64_t *state,
-                     size_t n, int64_t lo, uint32_t nb, uint32_t shift, uint32_t nkeys, uint32_t nstates,
-                     int64_t *out);
-
-/* Contract: for histograms h (int64, nb x nkeys x nstates, entry s counting cycles in state ids[s]), writes
- * dom[b * nkeys + k] = ids of the largest entry (ties: the first); then, if `fold`, sums bucket pairs in
- * place, leaving the next coarser level (nb / 2 buckets, an odd last bucket dropped) at the start of h. */
-void gs_lod_dominant_fold(int64_t *h, uint32_t nb, uint32_t nkeys, uint32_t nstates, const uint8_t *ids,
-                          uint8_t *dom, int fold);
-
 
 /* ---------------------------------------------------------------------------------------------
  * Accel-Sim traces (engine/traces, docs/traces.md): a streaming reader of .traceg kernel traces and a

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine._ffi import ffi, lib
 from engine.recording import NSTATES, STATE_INDEX
 
 from .layout import NOT_RESIDENT
+
+try:
+    from ._lod import ffi, lib      # the store's C module (csrc/lod.c, built by build_lod.py)
+except ImportError as exc:  # pragma: no cover - message for an unbuilt checkout
+    raise ImportError("the run store's C module is not built: run `python setup.py build_ext --inplace` "
+                      f"(or `pip install -e .`) in the project root ({exc})") from exc
 
 _NOT_RES = np.array([STATE_INDEX[s] for s in NOT_RESIDENT])
 
@@ -23,7 +28,7 @@ def bucket_durations(key, start, end, state, nkeys: int, lo: int, nb: int, shift
     Bucket i covers [lo + i * 2^shift, lo + (i + 1) * 2^shift); runs [start, end) are clipped to the nb
     buckets and add their cycles in each bucket they cover. `state` values must be < nstates (callers may
     pass compacted state indices). Bucket-major so that sums over buckets and the per-SM slices of the
-    output are contiguous. One pass over the runs in C (engine/csrc/lod.c) with exact integer sums (a numpy
+    output are contiguous. One pass over the runs in C (csrc/lod.c) with exact integer sums (a numpy
     scatter over a dense float array was the largest cost of storing full recordings)."""
     cols = [np.ascontiguousarray(a, np.int64) for a in (key, start, end, state)]
     out = np.zeros((nb, nkeys, nstates), np.int64)
@@ -107,7 +112,7 @@ def dominant_levels(h: np.ndarray, state_ids, levels: int):
     """For `levels` successive levels from h (int64 (nb, nkeys, nstates) histograms over the states
     `state_ids`), yields the dominant state (ties: the lowest entry) of every (bucket, key) as uint8
     (nb_level, nkeys); each next level sums the previous one's bucket pairs. Works in place in C
-    (engine/csrc/lod.c): after the last level, h[0] holds that level's first histogram."""
+    (csrc/lod.c): after the last level, h[0] holds that level's first histogram."""
     if not (h.flags.c_contiguous and h.dtype == np.int64):
         raise TypeError("dominant_levels needs a C-contiguous int64 array (it folds in place)")
     nb, nk, ns = h.shape

@@ -5,7 +5,7 @@
  * this with scattered float sums over a dense array, which dominated the cost of full recording. Here it
  * is one pass over the runs with exact integer sums.
  */
-#include "simtscope.h"
+#include "lod.h"
 
 int gs_lod_durations(const int64_t *key, const int64_t *start, const int64_t *end, const int64_t *state,
                      size_t n, int64_t lo, uint32_t nb, uint32_t shift, uint32_t nkeys, uint32_t nstates,
