@@ -34,7 +34,7 @@ setup(
     + list(data_pkgs) + data_subpkgs,
     package_dir=data_pkgs,
     package_data={"engine.include": ["*.h"], "engine.csrc": ["*.c", "*.h"], "engine.ctest": ["*.c"], "engine.ptx": ["*.ebnf"],
-                  "webapp.store.csrc": ["*.c", "*.h"],
+                  "webapp.store.csrc": ["*.c", "*.h"], "webapp.store": ["*.json"],
                   **{p: ["**/*"] for p in data_pkgs}},
     exclude_package_data={"": ["*.pyc", "*.o", "*.so"]},
     cffi_modules=["engine/build_ffi.py:ffibuilder", "webapp/store/build_lod.py:ffibuilder"],

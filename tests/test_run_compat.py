@@ -108,3 +108,81 @@ if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
         ANSWERS.write_text(json.dumps(answers(a, c, _import(c, V2)["id"]), indent=0, sort_keys=True) + "\n")
         a.extensions["simtscope"].jobs.shutdown()
     print(f"wrote {ANSWERS}")
+
+
+def test_a_new_run_file_describes_itself(tmp_path):
+    from engine import recording
+    from tests.fixtures.synthetic_recording import SyntheticSim
+    from webapp.store import RunWriter
+    from webapp.store.layout import FORMAT
+    SyntheticSim(ctas=4, level="full").run(RunWriter(tmp_path / "new.simtrun"))
+    r = RunReader(tmp_path / "new.simtrun")
+    assert r.meta["format"] == FORMAT != "simtscope-run/2"
+    sch = r.rec["schema"]
+    assert sch["warp_states"] == recording.WARP_STATES and sch["event_kinds"] == recording.EVENT_KINDS
+    assert {t: recording.dtype_from_json(d) for t, d in sch["tables"].items()} == recording.TABLES
+
+
+def _rewrite(path: Path, edit) -> None:
+    """Change a run file's recording meta (and chunks) in place, as a later recorder might have written it."""
+    from webapp.store import runfile
+    con = runfile.connect(path)
+    rec = runfile.get_meta(con, "recording")
+    edit(con, rec)
+    runfile.set_meta(con, recording=rec, format="simtscope-run/3")
+    con.close()
+
+
+def test_enum_names_come_from_the_file_not_from_the_code(tmp_path, app):
+    """A file whose recorder named its states differently is shown with the file's names."""
+    import shutil
+    from engine import recording
+    p = tmp_path / "renamed.simtrun"
+    shutil.copy(V2, p)
+
+    def rename(con, rec):
+        sch = recording.schema()
+        sch["warp_states"] = [f"{s}_v9" for s in sch["warp_states"]]
+        rec["schema"] = sch
+    _rewrite(p, rename)
+    client = app.test_client()
+    run = _import(client, p)
+    sc = socketio.test_client(app, flask_test_client=client)
+    sc.emit("meta", {"run": run["id"], "id": 1})
+    (meta,) = [wire.decode(m["args"][0]) for m in sc.get_received() if m["name"] == "frame"]
+    sc.disconnect()
+    assert meta["states"][:2] == ["idle_v9", "selected_v9"] and len(meta["states"]) == 19
+    from webapp.store.snapshot import snapshot
+    names = snapshot(RunReader(p), 5000, 3)["warps"]["state_name"]
+    assert names and all(s.endswith("_v9") for s in names)
+
+
+def test_a_row_layout_the_code_does_not_know_is_read_from_the_file(tmp_path):
+    """pc_stats rows with a field added by a later recorder: read with the file's layout, no code change."""
+    import shutil
+    from engine import recording
+    from webapp.store import runfile
+    p = tmp_path / "wider.simtrun"
+    shutil.copy(V2, p)
+    old = RunReader(p).pc_stats()
+    sch = recording.schema()
+    wide = sch["tables"]["pc_stats"]
+    wide["names"].append("replays")
+    wide["formats"].append(["<u4", []])
+    wide["offsets"].append(wide["itemsize"])
+    wide["itemsize"] += 8
+    new_dt = recording.dtype_from_json(wide)
+    rows = np.zeros(len(old), new_dt)
+    for f in old.dtype.names:
+        rows[f] = old[f]
+    rows["replays"] = np.arange(len(old)) * 3
+
+    def widen(con, rec):
+        rec["schema"] = sch
+        con.execute("DELETE FROM chunks WHERE tbl='raw:pc_stats'")
+        runfile.put_chunk(con, "raw:pc_stats", 0, 0, 0, 1, rows)
+    _rewrite(p, widen)
+    r = RunReader(p)
+    got = r.pc_stats()
+    assert got.dtype.names == new_dt.names and np.array_equal(got["replays"], rows["replays"])
+    assert np.array_equal(got["issued"], old["issued"]) and np.array_equal(got["stalls"], old["stalls"])

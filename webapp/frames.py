@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.recording import MEM_LEVELS, STATE_INDEX, WARP_STATES
-
 from . import wire
 from .metrics import METRICS, gauge_extremes, metrics
 from .store.snapshot import snapshot
@@ -126,7 +124,7 @@ def _issues(reader, q: WindowReq) -> dict:
     if q.b - q.a > ISSUE_WINDOW:
         return wire.group(q.a, 0, 0, {}, too_wide=True)
     k, s, e, st, pc, _cta = reader.warp_runs(q.heat_sm, q.a, q.b)
-    hit = (st == STATE_INDEX["selected"]) & np.isin(pc, np.asarray(q.pcs, np.uint32))
+    hit = (st == reader.schema.state_index["selected"]) & np.isin(pc, np.asarray(q.pcs, np.uint32))
     slot, start, end = k[hit], s[hit], e[hit]
     # a run of `selected` can span several consecutive issues: one marker per issued cycle
     lo = np.maximum(start, q.a)
@@ -151,8 +149,8 @@ def meta_fields(reader, run: dict) -> dict:
             "message": m.get("message", ""), "stats": m.get("stats"), "check": m.get("check"), "config": rec.get("config"),
             "workload": rec.get("workload"), "kernels": kernels, "num_sms": rec.get("num_sms"),
             "slots": rec.get("warp_slots_per_sm"), "interval": rec.get("interval"),
-            "record_sms": rec.get("record_sms"), "level": rec.get("level"), "states": list(WARP_STATES),
-            "mem_levels": list(MEM_LEVELS), "metrics": [list(x) for x in METRICS], "groups": groups}
+            "record_sms": rec.get("record_sms"), "level": rec.get("level"), "states": list(reader.schema.states),
+            "mem_levels": list(reader.schema.mem_levels), "metrics": [list(x) for x in METRICS], "groups": groups}
 
 
 def snapshot_groups(reader, cycle: int, sm: int) -> dict:

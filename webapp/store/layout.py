@@ -28,10 +28,20 @@ from __future__ import annotations
 
 import numpy as np
 
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+
+from engine import recording
 from engine.recording import (EVENT_DT, MEM_COUNTER_DT, MEM_SAMPLE_DT, NSTATES, PC_STATS_DT, SM_COUNTER_DT,
                               WARP_STATE_DT)
 
-FORMAT = "simtscope-run/2"             # /2: warp states carry the active mask
+# /3: the recording meta carries its own row layouts and enum names (`schema`, engine.recording.schema()), so a
+# change of the recorder's rows needs no new format: the file says how to read it. /2 files (warp states with the
+# active mask, before the schema) are read with the layouts they were all written with (run2_schema.json).
+FORMAT = "simtscope-run/3"
+READABLE = ("simtscope-run/2", FORMAT)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,15 +65,24 @@ DELTA = {"sm_counters": ("cycle0",), "mem_counters": ("cycle0",), "events": ("cy
 
 # warp-state rows of one SM, stored without the sm column and padding (any other field the recorder
 # adds, e.g. an active mask, is kept)
-WS_DT = np.dtype([(n, WARP_STATE_DT.fields[n][0]) for n in ("cycle", "slot", "state", "cta", "pc")] +
-                 [(n, WARP_STATE_DT.fields[n][0]) for n in WARP_STATE_DT.names
-                  if n not in ("cycle", "slot", "state", "cta", "pc", "sm") and not n.startswith("pad")])
+def ws_dtype(warp_state_dt: np.dtype) -> np.dtype:
+    keep = ("cycle", "slot", "state", "cta", "pc")
+    return np.dtype([(n, warp_state_dt.fields[n][0]) for n in keep] +
+                    [(n, warp_state_dt.fields[n][0]) for n in warp_state_dt.names
+                     if n not in keep + ("sm",) and not n.startswith("pad")])
+
+
+WS_DT = ws_dtype(WARP_STATE_DT)
 CARRY_DT = np.dtype([("state", "u1"), ("cta", "<u4"), ("pc", "<u4"), ("since", "<u8"), ("active", "<u4")])
 
 CTR_GPU_FIELDS = ("issued", "thread_insts", "warps_active", "ctas_active", "l1_accesses", "l1_hits",
                   "l1_misses", "shared_accesses", "bank_conflicts", "mshr_used", "ldst_queue")
-CTR_GPU_DT = np.dtype([("cycle0", "<u8"), ("units", "<u4")] + [(f, "<u8") for f in CTR_GPU_FIELDS]
-                      + [("state_hist", "<u8", (NSTATES,))])
+def ctr_gpu_dtype(nstates: int) -> np.dtype:
+    return np.dtype([("cycle0", "<u8"), ("units", "<u4")] + [(f, "<u8") for f in CTR_GPU_FIELDS]
+                    + [("state_hist", "<u8", (nstates,))])
+
+
+CTR_GPU_DT = ctr_gpu_dtype(NSTATES)
 CTR_MEM_FIELDS = ("l2_accesses", "l2_hits", "l2_misses", "dram_read_bytes", "dram_write_bytes",
                   "l2_queue", "dram_queue", "icnt_queue")
 CTR_MEM_DT = np.dtype([("cycle0", "<u8"), ("units", "<u4")] + [(f, "<u8") for f in CTR_MEM_FIELDS])
@@ -75,16 +94,54 @@ KERNEL_DT = np.dtype([("start", "<u8"), ("end", "<u8"), ("kernel", "<u4")])
 NOT_RESIDENT = ("idle", "done")        # states that do not count as a resident, working warp
 
 
+@dataclass(frozen=True)
+class RunSchema:
+    """How to read one run file: the recorder's row layouts and enum names as the file states them."""
+    raw: dict                 # recorded table -> numpy dtype
+    states: list
+    event_kinds: list
+    mem_levels: list
+    ws: np.dtype              # the stored `ws` rows
+    ctr_gpu: np.dtype
+
+    @property
+    def state_index(self) -> dict:
+        return {s: i for i, s in enumerate(self.states)}
+
+
+@lru_cache(maxsize=32)
+def _schema_from_json(text: str) -> RunSchema:
+    d = json.loads(text)
+    raw = {t: recording.dtype_from_json(v) for t, v in d["tables"].items()}
+    return RunSchema(raw=raw, states=list(d["warp_states"]), event_kinds=list(d["event_kinds"]),
+                     mem_levels=list(d["mem_levels"]), ws=ws_dtype(raw["warp_states"]),
+                     ctr_gpu=ctr_gpu_dtype(len(d["warp_states"])))
+
+
+@lru_cache(maxsize=1)
+def _run2_schema() -> str:
+    return files("webapp.store").joinpath("run2_schema.json").read_text()
+
+
+def schema_of(rec: dict | None) -> RunSchema:
+    """The schema a run's recording meta carries, or (a /2 file, which carried none) the /2 layouts."""
+    sch = (rec or {}).get("schema")
+    return _schema_from_json(json.dumps(sch, sort_keys=True) if sch else _run2_schema())
+
+
 def chunk_spec(tbl: str, rec: dict) -> tuple[np.dtype, tuple]:
-    """(dtype, row shape) of the chunks of `tbl` in a run recorded with meta `rec`."""
+    """(dtype, row shape) of the chunks of `tbl` in a run recorded with meta `rec` (its own schema)."""
     from .ctr_builder import ctr_sm_dtype
     if tbl.startswith("raw:"):
-        return RAW_TABLES[tbl[4:]], ()
+        return schema_of(rec).raw[tbl[4:]], ()
     if tbl == "slot":
         return np.dtype("u1"), (int(rec["warp_slots_per_sm"]),)
     if tbl == "strip":
         return np.dtype("u1"), (2, len(rec["record_sms"]))
-    fixed = {"ws": WS_DT, "ctr_gpu": CTR_GPU_DT, "ctr_mem": CTR_MEM_DT, "cta": CTA_DT, "kernel": KERNEL_DT}
+    if tbl in ("ws", "ctr_gpu"):
+        sch = schema_of(rec)
+        return (sch.ws if tbl == "ws" else sch.ctr_gpu), ()
+    fixed = {"ctr_mem": CTR_MEM_DT, "cta": CTA_DT, "kernel": KERNEL_DT}
     if tbl in fixed:
         return fixed[tbl], ()
     if tbl == "ctr_sm":

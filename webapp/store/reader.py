@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codec, runfile
-from .layout import (CARRY_DT, CTR_GPU_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, RAW_TABLES, SLOT_LEVELS,
-                     STRIP_LEVELS, chunk_spec)
+from .layout import (CARRY_DT, CTR_LEVELS, CTR_MEM_DT, DELTA, KERNEL_DT, SLOT_LEVELS, STRIP_LEVELS, chunk_spec,
+                     schema_of)
 from .lod import dominant_sparse, runs_of
 
 MAX_BUCKETS = 1 << 15          # a request for more buckets than this is answered at a coarser resolution
@@ -40,6 +40,7 @@ class RunReader:
         """Re-read meta (progress and sealed frontiers of a run in flight)."""
         self.meta = runfile.all_meta(self.con)
         self.rec = self.meta.get("recording") or {}
+        self.schema = schema_of(self.rec)      # the file's own row layouts and enum names
         return self.meta
 
     # ------------------------------------------------------------------ basics
@@ -91,7 +92,7 @@ class RunReader:
 
     def raw(self, table: str) -> np.ndarray:
         """One of the recorder's tables exactly as recorded (not warp_states: see warp_rows)."""
-        if table not in RAW_TABLES:
+        if table not in self.schema.raw:
             raise KeyError(f"no raw table {table!r}")
         return self.table("raw:" + table)
 
@@ -208,12 +209,12 @@ class RunReader:
 
     def counters(self, a: int, b: int, res: int) -> dict:
         """GPU-wide counters per bucket of interval * 2^k cycles (the largest not above `res`): exact sums
-        (dtype CTR_GPU_DT / CTR_MEM_DT fields) and the bucket's cycles; buckets without data are zero."""
+        (dtype schema.ctr_gpu / CTR_MEM_DT fields) and the bucket's cycles; buckets without data are zero."""
         k = self._ctr_level(int(res), a, b)
         step = self.interval << k
         a0, nb = self._window(a, b, step)
         out = {"cycle0": a0, "step": step, "n": nb, "level": k}
-        for tbl, dt in (("ctr_gpu", CTR_GPU_DT), ("ctr_mem", CTR_MEM_DT)):
+        for tbl, dt in (("ctr_gpu", self.schema.ctr_gpu), ("ctr_mem", CTR_MEM_DT)):
             rows = self.table(tbl, k, 0, a0, a0 + nb * step)
             dense = np.zeros(nb, dt)
             i = (rows["cycle0"].astype(np.int64) - a0) // step

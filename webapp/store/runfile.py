@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from . import codec
-from .layout import DELTA, FORMAT, SCHEMA
+from .layout import DELTA, FORMAT, READABLE, SCHEMA
 
 
 def connect(path: str | Path, readonly: bool = False) -> sqlite3.Connection:
@@ -49,9 +49,9 @@ def is_run_file(path: str | Path) -> tuple[bool, str]:
 
 def format_mismatch(found) -> str:
     """Why a run file whose meta says format `found` cannot be read here, or "" when it can."""
-    if found == FORMAT:
+    if found in READABLE:
         return ""
-    return f"run file format {found!r}, this simtscope reads {FORMAT!r} (simulate the run again)"
+    return f"run file format {found!r}, this simtscope reads {' and '.join(map(repr, READABLE))} (simulate the run again)"
 
 
 def get_meta(con: sqlite3.Connection, key: str, default=None):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.recording import MEM_LEVELS, WARP_STATES
-
 from .layout import CARRY_DT
 
 MAX_REQUESTS = 256
@@ -60,7 +58,7 @@ def requests_at(reader, cycle: int, sm: int | None = None) -> dict:
     t = np.stack([req[c].astype(np.int64) for c in _LEVEL_COLS], axis=1) if len(req) else np.zeros((0, 6), np.int64)
     reached = np.where((t > 0) & (t <= cycle), np.arange(6)[None, :], -1).max(axis=1) if len(req) else np.zeros(0, int)
     reached[(reached < 0)] = 0                            # issued at cycle 0
-    counts = {MEM_LEVELS[i]: int(np.count_nonzero(reached == i)) for i in range(len(MEM_LEVELS) - 1)}
+    counts = {reader.schema.mem_levels[i]: int(np.count_nonzero(reached == i)) for i in range(len(reader.schema.mem_levels) - 1)}
     req, reached = req[:MAX_REQUESTS], reached[:MAX_REQUESTS]
     return {"count": int(live.sum()), "per_level": counts, "level": reached.astype(np.uint8),
             "addr": req["addr"], "sm": req["sm"], "slot": req["slot"], "pc": req["pc"], "t_issue": req["t_issue"],
@@ -95,7 +93,7 @@ def snapshot(reader, cycle: int, sm: int) -> dict:
         w = warps_at(reader, sm, cycle)
         kern = _kernel_of(reader, sm, cycle)
         out["warps"] = {**w, "text": instruction_text(reader, w["pc"], kern),
-                        "state_name": [WARP_STATES[s] for s in w["state"].tolist()]}
+                        "state_name": [reader.schema.states[s] for s in w["state"].tolist()]}
         out["requests"] = requests_at(reader, cycle)
     out["queues"] = queues_at(reader, cycle)
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.recording import LEVELS, TABLES, WARP_STATES
+from engine.recording import LEVELS, TABLES, WARP_STATES, schema
 
 from . import runfile
 from .ctr_builder import CounterBuilder
@@ -71,7 +71,8 @@ class RunWriter:
         rec = list(range(num_sms)) if rec is None else sorted({int(s) for s in rec})
         if any(not 0 <= s < num_sms for s in rec):
             raise ValueError(f"record_sms {rec} outside 0..{num_sms - 1}")
-        self.meta = {**meta, "record_sms": rec, "states": states, "level": level}
+        # the file describes itself: row layouts and enum names as recorded (layout.schema_of reads them back)
+        self.meta = {**meta, "record_sms": rec, "states": states, "level": level, "schema": schema()}
         self.ws = WarpStateBuilder(self.con, self.buf, rec, slots, num_sms) if level == "full" else None
         self.ctr = CounterBuilder(self.buf, num_sms, int(meta.get("interval") or 1000), slots)
         self.spans = SpanBuilder(self.buf)
