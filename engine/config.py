@@ -21,8 +21,8 @@ CONFIG_DIR = data_path("configs")
 
 UNITS = enums.names("gs_unit", "GS_U_")            # functional-unit pipes, in the header's order
 # choice-valued settings: the names of the header's enums, in value order (the value stored in gs_tconfig)
-SCHEDULERS = enums.names("gs_scheduler", "GS_SCHED_")
-ICACHE = enums.names("gs_icache_kind", "GS_ICACHE_")
+SCHEDULERS = enums.names("gs_sched_policy", "GS_SCHED_")
+ICACHE = enums.names("gs_icache_model", "GS_ICACHE_")
 L2_HASH = enums.names("gs_l2_hash", "GS_L2_HASH_")
 DRAM_POLICY = enums.names("gs_dram_policy", "GS_DRAM_")
 

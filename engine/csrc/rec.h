@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include "simtscope.h"
 
-enum gs_rec_event_kind { GS_EV_KERNEL_START = 0, GS_EV_KERNEL_END = 1, GS_EV_CTA_START = 2, GS_EV_CTA_END = 3 };
+/* event kinds: enum gs_event_kind (GS_EV_*) in simtscope.h, where the recorded rows and their enums are defined */
 
 /* a growable array of recorded rows */
 typedef struct gs_recbuf {

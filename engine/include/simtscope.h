@@ -338,7 +338,7 @@ enum gs_wstate_kind {
     GS_WS_SLEEPING, GS_WS_TEX_THROTTLE, GS_WS_MISC, GS_WS_DONE, GS_WS__COUNT
 };
 
-/* Choice-valued settings: the config's string values in this order (engine/config.py's lists). */
+/* Choice-valued settings: the config's string values in this order (engine/config.py reads the names from here). */
 enum gs_sched_policy { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SCHED__COUNT };
 enum gs_icache_model { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
 enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
@@ -402,12 +402,7 @@ typedef struct gs_tstats {
     uint32_t ctas_per_sm, warps_per_sm, regs_per_thread, shared_per_cta, carveout_kib, occupancy_limiter;
 } gs_tstats;
 
-/* Settings with a choice of values, as stored in gs_tconfig (engine/config.py offers the names, lower-case,
- * without the prefix, in this order), and the occupancy limiter reported in gs_tstats. */
-enum gs_scheduler { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SCHED__COUNT };
-enum gs_icache_kind { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
-enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
-enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
+/* The occupancy limiter reported in gs_tstats (engine/timing.py LIMITERS reads the names from here). */
 enum gs_occupancy_limiter { GS_LIM_CTAS = 0, GS_LIM_WARPS, GS_LIM_THREADS, GS_LIM_REGISTERS, GS_LIM_SHARED,
                             GS_LIM__COUNT };
 
