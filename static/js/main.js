@@ -90,6 +90,11 @@ async function showRun(id) {
     const meta = await live.open(id, run);                          // waits while the run is queued
     if (!meta) return;
     toolbar.setRun(meta, runs);
+    if (meta.run && meta.run.parent) {                     // a launch of a workload run: the way back to it
+      const a = document.createElement('a');
+      a.href = `/workload?run=${encodeURIComponent(meta.run.parent)}`; a.textContent = '◀ workload'; a.dataset.testid = 'back-workload';
+      $('#toolbar').prepend(a);
+    }
     inspector.setRun(meta);
     drawLegend();
     if (meta.status === 'faulted' || meta.status === 'failed' || meta.status === 'interrupted') {

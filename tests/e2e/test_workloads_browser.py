@@ -132,6 +132,8 @@ def test_clicking_a_launch_opens_its_per_cycle_view(page, server, cnn_runs, shot
     assert meta["workload"]["launch"] == 2 and meta["run"]["parent"] == a["id"]
     expect(page.locator("[data-testid=run-title]")).to_contain_text("launch 2")
     shot(page, "launch-2-per-cycle")
+    page.click("[data-testid=back-workload]")
+    expect(page.locator("[data-testid=wl-title]")).to_have_text("cnn h200")
 
 
 def test_compare_two_workload_runs(page, server, cnn_runs, shot):

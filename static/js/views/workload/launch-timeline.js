@@ -41,7 +41,7 @@ export class LaunchTimeline {
     for (let c = 0; c <= total; c += step) {
       const x = Math.round(X(c)) + 0.5;
       ctx.beginPath(); ctx.moveTo(x, AXIS_H - 4); ctx.lineTo(x, h); ctx.stroke();
-      ctx.fillText(cycles(c), x + 2, AXIS_H - 7);
+      if (x + 2 + ctx.measureText(cycles(c)).width < w) ctx.fillText(cycles(c), x + 2, AXIS_H - 7);
     }
     ctx.fillText('cycles', 4, AXIS_H - 7);
     this.lanes.forEach((lane, li) => {
