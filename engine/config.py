@@ -4,7 +4,7 @@ Every parameter is declared once here (section, key, type, default, unit, bounds
 configs/NAME.toml sets values (each with its unit in the key name and its source in a comment); unknown
 keys and impossible values are errors naming the key and file. Overrides use dotted keys:
 `--set l2.size_kib=30720`. `Config.to_c()` fills the engine's gs_tconfig, whose field names are the
-dotted keys with dots replaced by underscores (a test checks the two stay in step), and
+dotted keys with dots replaced by underscores (tests/test_config_roundtrip.py checks the two stay in step), and
 `Config.to_toml()` writes the effective configuration back, so every run can be reproduced.
 """
 from __future__ import annotations
@@ -255,21 +255,25 @@ class Config:
 
     def to_toml(self) -> str:
         lines = [f"# effective configuration: {self.name}" + (f" + {self.overrides}" if self.overrides else "")]
-        section = None
+        sections: dict[str, list[P]] = {}          # a TOML table may be declared once: group keys by section
         for p in SCHEMA:
-            sec, key = p.key.rsplit(".", 1)
-            if sec != section:
-                lines.append(f"\n[{sec}]")
-                section = sec
-            v = self.values[p.key]
-            if isinstance(v, str):
-                s = '"' + v.replace('"', '\\"') + '"'
-            elif isinstance(v, list):
-                s = "[" + ", ".join(str(x) for x in v) + "]"
-            else:
-                s = repr(v)
-            lines.append(f"{key} = {s}" + (f"   # {p.unit}" if p.unit else ""))
+            sections.setdefault(p.key.rsplit(".", 1)[0], []).append(p)
+        for sec, params in sections.items():
+            lines.append(f"\n[{sec}]")
+            for p in params:
+                lines.append(self._toml_line(p))
         return "\n".join(lines) + "\n"
+
+    def _toml_line(self, p: P) -> str:
+        key = p.key.rsplit(".", 1)[1]
+        v = self.values[p.key]
+        if isinstance(v, str):
+            s = '"' + v.replace('"', '\\"') + '"'
+        elif isinstance(v, list):
+            s = "[" + ", ".join(str(x) for x in v) + "]"
+        else:
+            s = repr(v)
+        return f"{key} = {s}" + (f"   # {p.unit}" if p.unit else "")
 
     def to_c(self, ffi):
         """A gs_tconfig filled from the values (enum choices become their index)."""

@@ -7,7 +7,9 @@
     y_host = dev.from_device(y)
 
 C memory is owned through ffi.gc; faults raise engine.errors.KernelFault subclasses and leave the device
-usable. This module and engine/timing.py are the only users of engine._ffi's `lib` outside the front end.
+usable. engine._ffi's `lib` is used by this module, engine/timing.py, the trace reader and runner
+(engine/traces) and the PTX front end (engine/ptx: the IR records' enum values); nothing outside engine/
+imports it (docs/architecture.md, tests/test_layers.py).
 """
 from __future__ import annotations
 

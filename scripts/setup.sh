@@ -26,4 +26,4 @@ else
 fi
 # editable installs do not rebuild C: always build the engine in place from the current sources
 .venv/bin/python setup.py -q build_ext --inplace >/dev/null
-.venv/bin/python -c "import engine._engine" 
+.venv/bin/python -c "import engine._engine, webapp.store._lod"

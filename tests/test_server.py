@@ -186,10 +186,43 @@ def test_counters_csv(client, done_run):
     assert sum(int(x.split(",")[3]) for x in lines[1:]) == done_run["warp_insts"]
 
 
-def test_heatmap_frame_matches_the_run_file(app, client, done_run):
+class _Rows:
+    """A sink that keeps the recorder's warp-state rows (nothing of the store involved)."""
+
+    def begin(self, meta):
+        self.parts = []
+
+    def append(self, table, chunk):
+        if table == "warp_states":
+            self.parts.append(np.array(chunk))
+
+    def end(self, stats, status):
+        pass
+
+
+def test_heatmap_frame_matches_an_independent_count(app, client, done_run):
+    """The 1-cycle heatmap of SM 3 equals each slot's state counted straight from the recorder's rows: the same
+    deterministic SYNTHETIC recording, replayed in this process, walked row by row (last change at or before
+    each cycle), without the store's code."""
+    from tests.fixtures.synthetic_recording import SyntheticSim
     sc = socketio.test_client(app, flask_test_client=client)
     w = ask(sc, "window", {"run": done_run["id"], "a": 500, "b": 600, "res": 1, "heat_sm": 3, "id": 1})
-    r = RunReader(app.extensions["simtscope"].cat.run_path(done_run["id"]))
-    h = r.heat(3, 500, 600, 0)
-    assert np.array_equal(w["groups"]["heat"]["cols"]["state"], h["state"])
     sc.disconnect()
+    rec = RunReader(app.extensions["simtscope"].cat.run_path(done_run["id"])).rec
+    sink = _Rows()
+    SyntheticSim(num_sms=4, slots=16, ctas=120, interval=rec["interval"], level="full",
+                 record_sms=rec["record_sms"]).run(sink)
+    rows = np.concatenate(sink.parts)
+    rows = rows[rows["sm"] == 3]
+    want = np.full((16, 100), STATE_INDEX["idle"], np.uint8)
+    for slot in range(16):
+        mine = rows[rows["slot"] == slot]
+        mine = mine[np.argsort(mine["cycle"], kind="stable")]
+        for i, cycle in enumerate(range(500, 600)):
+            before = mine[mine["cycle"] <= cycle]
+            if len(before):
+                want[slot, i] = before["state"][-1]
+    heat = w["groups"]["heat"]
+    assert heat["cycle0"] == 500 and heat["step"] == 1
+    assert len(np.unique(want)) > 2                    # the window shows several states, not an idle SM
+    assert np.array_equal(heat["cols"]["state"], want)

@@ -15,7 +15,6 @@ export class CycleTransform {
   resolution() { return pow2round(Math.max(1, (this.b - this.a) / this.width)); }
 }
 
-export function pow2floor(x) { return x < 1 ? 1 : 2 ** Math.floor(Math.log2(x)); }
 export function pow2round(x) { return x < 1 ? 1 : 2 ** Math.round(Math.log2(x)); }
 
 export function clamp(x, lo, hi) { return x < lo ? lo : (x > hi ? hi : x); }
