@@ -250,7 +250,8 @@ class TimingSim:
                     lib.gs_tsim_get_stats(self._ptr, tstats)
                     d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
                     d["fault"] = str(exc)
-                    sink.end(d, "faulted")
+                    # a run cap (max_cycles / max_warp_insts) is not the kernel's fault: the run failed
+                    sink.end(d, "failed" if isinstance(exc, errors.LimitExceeded) else "faulted")
                 raise exc
             if progress:
                 lib.gs_tsim_get_stats(self._ptr, tstats)

@@ -16,11 +16,18 @@ from tests.fuzz.__main__ import fuzz
 
 def _no_findings(summary):
     assert summary["inputs"] > 0
-    assert not summary["findings"], "\n\n".join(f"{f['status']} {f['type']} ({f['origin']}):\n{f['message'][:1500]}"
-                                              for f in summary["findings"])
+    assert not summary["findings"], "\n\n".join(f"{f['status']} {f['type']} x{f['count']} ({f['origin']}):\n"
+                                              f"{f['message'][:1500]}" for f in summary["findings"])
 
 
-@pytest.mark.parametrize("target,budget", [("ptx", 25), ("launch", 10)])
+KNOWN = "open findings in a reader this session does not own, listed in docs/reliability.md"
+
+
+@pytest.mark.parametrize("target,budget", [
+    ("ptx", 25), ("launch", 10),
+    pytest.param("workload", 8, marks=pytest.mark.xfail(strict=True, reason=KNOWN)),
+    pytest.param("runfile", 8, marks=pytest.mark.xfail(strict=True, reason=KNOWN)),
+])
 def test_fixed_seed_fuzz_run_finds_nothing(target, budget, tmp_path):
     summary = fuzz(target, budget, tmp_path, seed=13, batch=10)
     _no_findings(summary)

@@ -38,6 +38,8 @@ REFUSED = {
     "vote.sync.ballot.b32 %r1, %r2, 0xffffffff;": "vote: operand 2 must be a predicate",
     "shfl.sync.idx.b32 %r1|%r2, %r1, 0, 31, -1;": "shfl: operand 2 must be a predicate",
     "add.s32 %r1, _, 1;": "the sink '_' cannot be read",
+    "add.s32 _, %r1, 1;": "add cannot write to the sink '_' (operand 1)",
+    "cvt.rn.f32.s32 _, %r1;": "cvt cannot write to the sink '_'",
     "add.u32 %r1, %tid.x, 1;": "add cannot read special registers (operand 2)",
     "add.s32 %r1, {%r2, %r3}, 1;": "add does not take a vector operand",
     "ld.global.v4.f32 {%f1, %f2}, [%rd1];": "ld.v4 needs 4 registers in {...}, operand 1 has 2",
@@ -62,7 +64,8 @@ def test_front_end_refuses_operands_the_handler_cannot_read(inst):
 
 @pytest.mark.parametrize("inst", ["mov.b64 %rd2, {%r1, %r2};", "mov.b64 {%r1, _}, %rd1;",
                                   "st.global.v2.f32 [%rd1], {%f1, 0f3F800000};", "setp.lt.or.s32 %p1|%p2, %r1, 3, !%p1;",
-                                  "selp.b32 %r1, 1, %r2, %p1;", "mov.pred %p1, 1;", "mov.u32 %r1, %tid.x;"])
+                                  "selp.b32 %r1, 1, %r2, %p1;",
+                                  "ld.global.v2.f32 {%f1, _}, [%rd1];", "setp.lt.s32 %p1|_, %r1, 2;", "mov.pred %p1, 1;", "mov.u32 %r1, %tid.x;"])
 def test_front_end_accepts_the_legitimate_forms(inst):
     load(HEAD.replace("BODY", inst), "t.ptx")
 

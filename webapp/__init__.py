@@ -47,6 +47,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         BUNDLE_MAX_MEMBERS=4096,
         BUNDLE_MAX_MANIFEST=4 * 2**20,
         BUNDLE_MAX_LAUNCHES=5000,
+        RUN_MAX_CYCLES=2_000_000_000,          # a run past this many simulated cycles ends as failed (0: no cap)
+        RUN_MAX_WARP_INSTS=20_000_000_000,     # ... or past this many warp instructions (0: no cap)
+        WORKER_MEM_BYTES=16 * 2**30,           # address-space limit (RLIMIT_AS) of each worker process
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

@@ -77,7 +77,10 @@ def init_app(app: Flask) -> None:
     cat.recover()
     dirs = app.config["BUNDLE_DIRS"]
     jobs = JobManager(cat, app.config["SIM_FACTORY"], lambda wid: bundle_path(cat, wid, dirs) or resolve(cat, wid),
-                      app.config["MAX_WORKERS"])
+                      app.config["MAX_WORKERS"],
+                      limits={"max_cycles": app.config["RUN_MAX_CYCLES"],
+                              "max_warp_insts": app.config["RUN_MAX_WARP_INSTS"],
+                              "mem_bytes": app.config["WORKER_MEM_BYTES"]})
     svc = Services(cat, jobs, ReaderPool(cat), load_factory(app.config["CONFIG_LISTER"]))
     app.extensions["simtscope"] = svc
     atexit.register(jobs.shutdown)

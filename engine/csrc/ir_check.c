@@ -115,13 +115,30 @@ static int wants_pred(const gs_ir_inst *ir, int i, int n) {
     }
 }
 
+/* may top-level destination i be the sink '_'? Only where the handler tests for it (a sink has no slot) */
+static int sink_dst_ok(int op, int i) {
+    switch (op) {
+    case GS_OP_LD: case GS_OP_LDU: case GS_OP_ATOM: case GS_OP_MBARRIER: return 1;
+    case GS_OP_SETP: return i == 1;
+    case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_ELECT: case GS_OP_VOTE: return 1;   /* their binders check */
+    default: return 0;
+    }
+}
+
+/* may an element of a destination vector be '_'? (ld/atom skip it, mov's unpack skips it) */
+static int sink_element_ok(int op) {
+    return op == GS_OP_LD || op == GS_OP_LDU || op == GS_OP_ATOM || op == GS_OP_MOV;
+}
+
 static int check_element(const gs_ir_inst *ir, int top, int e, const gs_ir_opnd *q, int is_dst, char *err,
                          uint32_t errlen) {
-    uint32_t ok = is_dst ? (K_REG | K_SINK) : (K_REG | K_IMM);
+    int sink = is_dst && sink_element_ok(ir->op);
+    uint32_t ok = is_dst ? (K_REG | (sink ? K_SINK : 0)) : (K_REG | K_IMM);
     if (!(KB(q->kind) & ok))
-        return fail(err, errlen, "line %u: %s: element %d of vector operand %d is a %s; a vector %s holds "
-                    "registers%s", ir->line, gs_op_name(ir->op), e + 1, top + 1, kind_name(q->kind),
-                    is_dst ? "destination" : "source", is_dst ? " or '_'" : " or immediates");
+        return fail(err, errlen, "line %u: %s: element %d of vector operand %d is a %s; a vector %s of %s "
+                    "holds registers%s", ir->line, gs_op_name(ir->op), e + 1, top + 1, kind_name(q->kind),
+                    is_dst ? "destination" : "source", gs_op_name(ir->op),
+                    is_dst ? (sink ? " or '_'" : "") : " or immediates");
     return 0;
 }
 
@@ -191,6 +208,9 @@ int gs_ir_check_inst(const gs_ir_inst *ir, const gs_ir_opnd *opnds, uint32_t nop
         if (is_dst && !(KB(o->kind) & (K_REG | K_PRED | K_SINK | K_VEC)))
             return fail(err, errlen, "line %u: %s: operand %d is written, but it is a %s", line, name, i + 1,
                         kind_name(o->kind));
+        if (is_dst && o->kind == GS_OK_SINK && !sink_dst_ok(ir->op, i))
+            return fail(err, errlen, "line %u: %s cannot write to the sink '_' (operand %d): give it a register",
+                        line, name, i + 1);
         if (!is_dst && o->kind == GS_OK_SINK)
             return fail(err, errlen, "line %u: %s: the sink '_' cannot be read (operand %d)", line, name, i + 1);
         if (o->kind == GS_OK_MEM) {

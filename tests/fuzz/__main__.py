@@ -18,6 +18,8 @@ from pathlib import Path
 
 from . import inputs, sandbox
 
+MAX_SAVED = 30      # reproducers kept per crash/hang kind
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
@@ -52,17 +54,21 @@ def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 2
             n += 1
             counts[o.status] += 1
             if o.finding:
+                # an escaped exception is told apart by its message; a crash or a hang says nothing, so
+                # each input that crashes is kept (up to MAX_SAVED per kind)
                 key = f"{o.status}:{o.type}:{o.message.splitlines()[0][:120] if o.message else ''}"
-                if key not in findings:
+                f = findings.setdefault(key, {"status": o.status, "type": o.type, "message": o.message[:3000],
+                                              "origin": origin, "count": 0, "files": []})
+                f["count"] += 1
+                if len(f["files"]) < (MAX_SAVED if o.status != "escaped" else 1):
                     digest = hashlib.sha1(source.dump(x)).hexdigest()[:10]
-                    findings[key] = {"status": o.status, "type": o.type, "message": o.message[:3000],
-                                     "origin": origin, "file": f"{o.status}-{o.type}-{digest}{source.suffix}"}
+                    name = f"{o.status}-{o.type}-{digest}{source.suffix}"
+                    f["files"].append(name)
                     if folder:
-                        (folder / findings[key]["file"]).write_bytes(source.dump(x))
-                        (folder / (findings[key]["file"] + ".txt")).write_text(
-                            f"{o.status} {o.type} (from {origin})\n{o.message}\n")
+                        (folder / name).write_bytes(source.dump(x))
+                        (folder / (name + ".txt")).write_text(f"{o.status} {o.type} (from {origin})\n{o.message}\n")
                     if log:
-                        log(f"finding {key} -> {findings[key]['file']}")
+                        log(f"finding {key} -> {name}")
         summary = {"target": target, "seed": seed, "inputs": n, "seconds": round(time.monotonic() - t0, 1),
                    "outcomes": dict(counts), "distinct_findings": len(findings),
                    "findings": list(findings.values())}

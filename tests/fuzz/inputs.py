@@ -10,10 +10,12 @@ from . import ptx_gen, targets
 
 
 class PTXSource:
-    """Half grammar-generated kernels, half mutants of the repository's PTX (files up to 40 KB)."""
+    """Half grammar-generated kernels, half mutants of the repository's PTX (files up to 24 KB)."""
     suffix = ".ptx"
 
     def __init__(self, rng: random.Random):
+        import engine.device  # noqa: F401  (imported once here, not in every forked child)
+        import engine.timing  # noqa: F401
         self.rng = rng
         self.gen = ptx_gen.Gen(rng)
         self.mut = ptx_gen.Mutator(rng, ptx_gen.corpus())
@@ -47,6 +49,7 @@ class LaunchSource:
     suffix = ".json"
 
     def __init__(self, rng: random.Random):
+        import engine.timing  # noqa: F401
         self.rng = rng
 
     def next(self):
@@ -80,3 +83,208 @@ class LaunchSource:
 
 
 TARGETS = {"ptx": PTXSource, "launch": LaunchSource}
+
+
+# ------------------------------------------------------------------ gpu-workload/1 manifests
+
+HOSTILE_JSON = [None, True, 0, -1, 1, 2**31, 2**32, 2**63, 2**64, -2**63, 1e308, -0.0, 1.5, "", "x" * 5000,
+                "../../etc/passwd", "/etc/passwd", "b0", "ptx/../manifest.json", "C:\\x", [], [1], [1, 2, 3, 4],
+                {}, {"file": "../x"}, {"fill": "zeros"}, {"rng": "uniform", "dtype": "f32", "seed": 1, "lo": 0,
+                "hi": 1}, {"rng": "int", "dtype": "i32", "seed": -1, "lo": 5, "hi": 5}, [[[[[[[[[[[]]]]]]]]]]]]
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, path + (i,))
+
+
+class WorkloadSource:
+    """Mutants of an example bundle's manifest.json (values swapped for hostile ones, keys deleted or added,
+    list elements duplicated, raw text damaged); the bundle's other files are kept. A child opens the
+    bundle, reads every buffer's initial bytes and every launch's PTX text."""
+    suffix = ".json"
+
+    def __init__(self, rng: random.Random):
+        import tarfile
+        import tempfile
+        from pathlib import Path
+        import engine.workload.bundle  # noqa: F401
+        self.rng = rng
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-bundle-")
+        src = ptx_gen.ROOT / "workloads" / "examples" / "example_mlp_b64_fp32.tar.xz"
+        with tarfile.open(src) as tf:
+            tf.extractall(self._tmp.name, filter="data")
+        self.base = next(Path(self._tmp.name).iterdir())
+        self.manifest = json.loads((self.base / "manifest.json").read_text())
+        WorkloadSource._base = self.base
+
+    def next(self):
+        import copy
+        r = self.rng
+        m = copy.deepcopy(self.manifest)
+        for _ in range(r.choice([1, 1, 2, 3, 6])):
+            paths = [p for p in _paths(m) if p]
+            p = r.choice(paths)
+            parent = m
+            for k in p[:-1]:
+                parent = parent[k]
+            k = p[-1]
+            a = r.random()
+            if a < 0.6:
+                parent[k] = r.choice(HOSTILE_JSON)
+            elif a < 0.75:
+                if isinstance(parent, dict):
+                    del parent[k]
+                else:
+                    parent.pop(k)
+            elif a < 0.85 and isinstance(parent, list):
+                parent.extend([copy.deepcopy(parent[k])] * r.choice([1, 5, 200]))
+            elif isinstance(parent, dict):
+                parent[r.choice(["extra", "bytes", "offset", "grid", "file", "value", "type"])] = r.choice(HOSTILE_JSON)
+        text = json.dumps(m)
+        if r.random() < 0.1:
+            cut = r.randrange(len(text))
+            text = text[:cut] + r.choice(["", "\x00", "\udcff", "{" * 3000, "\"", "]"]) + text[cut + 1:]
+        return "mutant of example_mlp_b64_fp32", text
+
+    @staticmethod
+    def run(text):
+        import shutil
+        import tempfile
+        from pathlib import Path
+        from engine.workload.bundle import open_bundle
+        with tempfile.TemporaryDirectory(prefix="fuzz-wl-") as d:
+            root = Path(d) / "b"
+            shutil.copytree(WorkloadSource._base, root)
+            (root / "manifest.json").write_text(text, errors="surrogateescape")
+            with open_bundle(root) as b:
+                n = 0
+                for bid in b.buffers:
+                    data = b.buffer_bytes(bid)
+                    n += len(data or b"")
+                for L in b.launches:
+                    b.ptx_text(L.ptx)
+                return f"{len(b.launches)} launches, {n} buffer bytes"
+
+    @staticmethod
+    def expected():
+        from engine.workload.bundle import BundleError
+        return (BundleError,)
+
+    @staticmethod
+    def dump(x) -> bytes:
+        return x.encode("utf-8", "surrogateescape")
+
+
+TARGETS["workload"] = WorkloadSource
+
+
+# ------------------------------------------------------------------ run-file imports
+
+
+class RunFileSource:
+    """Damaged copies of a small recorded run file (SQLite): byte flips, truncation, zeroed pages, rows of
+    its tables rewritten with hostile values. A child imports it into a fresh catalogue as the server's
+    import does, then reads its meta, its tables and a heat window."""
+    suffix = ".simtrun"
+
+    def __init__(self, rng: random.Random):
+        import tempfile
+        from pathlib import Path
+        from tests.fixtures.synthetic_recording import SyntheticSim
+        from webapp.store import RunWriter
+        self.rng = rng
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-run-")
+        p = Path(self._tmp.name) / "seed.simtrun"
+        SyntheticSim(num_sms=2, slots=8, ctas=6, seed=5).run(RunWriter(p, {"name": "seed"}))
+        self.seed = p.read_bytes()
+        self.sql_seeds = self._sql_mutants(p)
+
+    def _sql_mutants(self, p):
+        """Copies with table cells replaced through SQLite itself (valid files with hostile contents)."""
+        import shutil
+        import sqlite3
+        out = []
+        con = sqlite3.connect(p)
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        cols = {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")] for t in tables}
+        con.close()
+        for t in tables:
+            for c in cols[t]:
+                for v in (None, -1, 2**63 - 1, "x" * 3000, b"\xff" * 7, 1e308, "{\"a\": [[[[]]]]}"):
+                    q = p.with_name(f"m{len(out)}.simtrun")
+                    shutil.copyfile(p, q)
+                    con = sqlite3.connect(q)
+                    try:
+                        con.execute(f"UPDATE {t} SET {c} = ?", (v,))
+                        con.commit()
+                    except sqlite3.Error:
+                        pass
+                    con.close()
+                    out.append(q.read_bytes())
+                    q.unlink()
+        return out
+
+    def next(self):
+        r = self.rng
+        if r.random() < 0.4:
+            return "sql-mutant", r.choice(self.sql_seeds)
+        b = bytearray(r.choice([self.seed] + self.sql_seeds[:5]))
+        m = r.random()
+        if m < 0.4:
+            for _ in range(r.choice([1, 4, 32])):
+                b[r.randrange(len(b))] = r.randrange(256)
+        elif m < 0.6:
+            b = b[:r.randrange(len(b))]
+        elif m < 0.8:
+            page = 4096 * r.randrange(max(1, len(b) // 4096))
+            b[page:page + 4096] = bytes(min(4096, len(b) - page))
+        else:
+            b = bytearray(r.randbytes(r.choice([0, 100, 5000])))
+        return "bytes", bytes(b)
+
+    @staticmethod
+    def run(data: bytes):
+        import tempfile
+        from pathlib import Path
+        from webapp.store import RunReader
+        from webapp.store.catalogue import Catalogue
+        with tempfile.TemporaryDirectory(prefix="fuzz-imp-") as d:
+            src = Path(d) / "in.simtrun"
+            src.write_bytes(data)
+            cat = Catalogue(Path(d) / "store")
+            try:
+                run = cat.import_run(src)
+            except ValueError as e:
+                if str(e).startswith("cannot import"):
+                    return f"refused: {e}"
+                raise
+            r = RunReader(cat.run_path(run["id"]))
+            try:
+                n = 0
+                for tbl in ("warp_state", "sm_counters", "events"):
+                    try:
+                        n += len(r.raw(tbl))
+                    except KeyError:
+                        pass
+                r.heat(0, 0, max(1, r.end_cycle), 4)
+                return f"imported {run['status']} {n} rows"
+            finally:
+                r.close()
+
+    @staticmethod
+    def expected():
+        from engine import errors
+        return (errors.SimError,)
+
+    @staticmethod
+    def dump(x) -> bytes:
+        return x
+
+
+TARGETS["runfile"] = RunFileSource

@@ -21,12 +21,25 @@ def _args(dev, kernel):
     return out
 
 
+_SIM = []
+
+
+def _sim():
+    """One Device and one timing model per child process, reused by its inputs (creating an H200 model
+    takes ~0.5 s); 8 SMs instead of 132, since a fuzz kernel runs 1 CTA in the timing model."""
+    if not _SIM:
+        from engine.device import Device
+        from engine.timing import TimingSim
+        dev = Device()
+        _SIM.append((dev, TimingSim("h200", overrides=["gpu.num_sms=8"], device=dev)))
+    return _SIM[0]
+
+
 def ptx(text: str, filename: str = "fuzz.ptx", timing: bool = True) -> str:
     """Load PTX, then launch every kernel in the functional core (1 and 2 CTAs of 64 and 1024 threads)
     and in the timing model (1 CTA of 64 threads). Kernel faults are fine; they are caught per launch."""
     from engine import errors
-    from engine.device import Device
-    dev = Device()
+    dev, sim = _sim()
     mod = dev.load_ptx(text, filename)
     done = []
     for name in mod.kernels[:4]:
@@ -41,8 +54,6 @@ def ptx(text: str, filename: str = "fuzz.ptx", timing: bool = True) -> str:
             except errors.LaunchError as e:
                 done.append(f"{name}:{grid}x{block}:LaunchError")
         if timing:
-            from engine.timing import TimingSim
-            sim = TimingSim("h200", device=dev)
             try:
                 sim.launch(k, 1, 64, args, max_cycles=MAX_CYCLES, max_warp_insts=MAX_WARP_INSTS)
                 done.append(f"{name}:timing:ok")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,8 +20,9 @@ from ..store.catalogue import FINAL, Catalogue
 
 
 class JobManager:
-    def __init__(self, catalogue: Catalogue, factory: str, resolve, max_workers: int = 1):
+    def __init__(self, catalogue: Catalogue, factory: str, resolve, max_workers: int = 1, limits: dict | None = None):
         self.cat, self.factory, self.resolve = catalogue, factory, resolve
+        self.limits = dict(limits or {})         # max_cycles, max_warp_insts, mem_bytes: sent to every worker
         self.max_workers = max(1, int(max_workers))
         self.queue: collections.deque[str] = collections.deque()
         self.procs: dict[str, subprocess.Popen] = {}
@@ -106,7 +108,7 @@ class JobManager:
         job = {"run_id": rid, "path": str(self.cat.run_path(rid)), "lock": str(self.cat.lock_path(rid)),
                "config": run["config"], "overrides": run["overrides"],
                "level": run["level"], "record_sms": run["record_sms"], "interval": run["interval"],
-               "factory": self.factory, "parent_pid": os.getpid(),
+               "factory": self.factory, "parent_pid": os.getpid(), "limits": self.limits,
                "info": {"id": rid, "name": run["name"], "workload": run["workload"], "config": run["config"],
                         "overrides": run["overrides"]}}
         if run.get("kind") == "workload":                 # a bundle: workload_worker.py, children per launch
@@ -140,6 +142,9 @@ class JobManager:
             if rid in self.cancelled:
                 self.cancelled.discard(rid)
                 self.cat.mark_final(rid, "cancelled", "cancelled while simulating")
+            elif code is not None and code < 0:     # killed by a signal (SIGKILL, the OOM killer, ...)
+                sig = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+                self.cat.mark_final(rid, "interrupted", f"the worker process was killed by {sig} before finishing")
             else:
                 self.cat.mark_final(rid, "failed", f"the worker process exited with code {code} before finishing")
         self._end_children(rid, "cancelled" if self.cat.get_run(rid)["status"] == "cancelled" else "failed",

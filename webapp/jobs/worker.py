@@ -48,6 +48,8 @@ def run_job(job: dict) -> None:
         writer.progress(cycle, warp_insts, ctas_done, ctas_total)
 
     try:
+        limits = job.get("limits") or {}
+        _limit_memory(limits.get("mem_bytes"))
         if job["case"] == "@trace":                # an Accel-Sim trace directory (webapp/workloads.py)
             from engine.traces.run import run_trace
             overrides = list(job.get("overrides") or [])
@@ -60,7 +62,7 @@ def run_job(job: dict) -> None:
             return
         case = load_suite(job["cases"])[job["case"]]
         sim = load_factory(job["factory"])(job)
-        result = sim.run_case(case, sink=writer, progress=progress)
+        result = sim.run_case(case, sink=writer, progress=progress, **_caps(sim, limits))
         _record_check(job["path"], result)
         if not writer.closed:
             writer.fail("the simulator returned without ending its recording")
@@ -68,6 +70,27 @@ def run_job(job: dict) -> None:
         traceback.print_exc(file=sys.stderr)
         if not writer.closed:
             writer.fail(f"{type(e).__name__}: {e}")
+
+
+def _limit_memory(nbytes) -> None:
+    """Bound the worker's address space (RLIMIT_AS): past it an allocation fails and the run ends as
+    failed with a MemoryError (DeviceOutOfMemory) instead of the machine swapping."""
+    if nbytes:
+        import resource
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        n = int(nbytes) if hard == resource.RLIM_INFINITY else min(int(nbytes), hard)
+        resource.setrlimit(resource.RLIMIT_AS, (n, hard))
+
+
+def _caps(sim, limits: dict) -> dict:
+    """The cycle and instruction caps for run_case, if the simulator takes them (the timing engine does:
+    a run past a cap stops with LimitExceeded and ends as failed with that reason)."""
+    import inspect
+    caps = {k: int(limits[k]) for k in ("max_cycles", "max_warp_insts") if limits.get(k)}
+    params = inspect.signature(sim.run_case).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return caps
+    return {k: v for k, v in caps.items() if k in params}
 
 
 def _record_check(path: str, result) -> None:

@@ -112,9 +112,10 @@ class RunWriter:
         self._maybe_commit()
 
     def end(self, stats: dict, status: str = "done") -> None:
-        """Contract: once, last. status: done, or faulted with the message in stats['fault']."""
-        if status not in ("done", "faulted"):
-            raise ValueError(f"end status must be done or faulted, got {status!r}")
+        """Contract: once, last. status: done, or faulted (a kernel fault) or failed (a run cap reached)
+        with the message in stats['fault']."""
+        if status not in ("done", "faulted", "failed"):
+            raise ValueError(f"end status must be done, faulted or failed, got {status!r}")
         if self.meta is None:
             self.fail("the recorder ended without beginning")
             return

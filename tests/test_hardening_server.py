@@ -1,0 +1,121 @@
+"""Issue 13, server limits: a run past the configured cycle or instruction cap ends as `failed` with that
+reason; a worker killed with SIGKILL mid-run is marked interrupted while 20 concurrent clients' runs all
+finish intact; the worker's address space is bounded (WORKER_MEM_BYTES, RLIMIT_AS)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from tests.fixtures.servers import wait_done
+
+
+def _app(tmp_path, **cfg):
+    from webapp import create_app
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "MAX_WORKERS": 1, **cfg})
+
+
+def test_run_past_the_cycle_cap_ends_failed_with_the_reason(tmp_path):
+    app = _app(tmp_path, RUN_MAX_CYCLES=3000)          # the real timing engine, a tiny cycle cap
+    try:
+        c = app.test_client()
+        r = c.post("/api/runs", json={"workload": "case:saxpy_1M", "config": "h200", "level": "summary"})
+        assert r.status_code == 201, r.get_json()
+        run = wait_done(lambda p: c.get(p).get_json(), r.get_json()["id"], timeout=300)
+        assert run["status"] == "failed", run
+        assert "cycle cap reached: 3000 cycles (max_cycles)" in run["message"], run["message"]
+    finally:
+        app.extensions["simtscope"].jobs.shutdown()
+
+
+def test_worker_limits_reach_the_worker(tmp_path):
+    """The caps and the memory bound travel in the job; the worker applies RLIMIT_AS and passes the caps
+    to a simulator that takes them (and not to one that does not)."""
+    from webapp.jobs import worker
+
+    class Takes:
+        def run_case(self, case, sink, progress=None, max_cycles=0, max_warp_insts=0): ...
+
+    class TakesKw:
+        def run_case(self, case, sink, progress=None, **kw): ...
+
+    class Not:
+        def run_case(self, case, sink, progress=None): ...
+
+    lim = {"max_cycles": 10, "max_warp_insts": 0, "mem_bytes": 1 << 30}
+    assert worker._caps(Takes(), lim) == {"max_cycles": 10}
+    assert worker._caps(TakesKw(), {"max_cycles": 5, "max_warp_insts": 7}) == {"max_cycles": 5, "max_warp_insts": 7}
+    assert worker._caps(Not(), lim) == {}
+    app = _app(tmp_path, RUN_MAX_CYCLES=123, RUN_MAX_WARP_INSTS=456, WORKER_MEM_BYTES=789 << 20)
+    try:
+        assert app.extensions["simtscope"].jobs.limits == {"max_cycles": 123, "max_warp_insts": 456,
+                                                           "mem_bytes": 789 << 20}
+    finally:
+        app.extensions["simtscope"].jobs.shutdown()
+
+
+def _worker_pids() -> list[int]:
+    """This process's children running the worker module."""
+    me, out = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if ppid == me and b"webapp.jobs.worker" in cmd:
+            out.append(int(d))
+    return out
+
+
+@pytest.mark.slow     # 21 worker processes one after another: ~40 s idle, ~2 min on a loaded machine
+def test_sigkilled_worker_is_interrupted_and_twenty_concurrent_clients_runs_stay_intact(tmp_path):
+    from tests.fixtures.servers import SYNTHETIC
+    app = _app(tmp_path, **SYNTHETIC)
+    try:
+        c0 = app.test_client()
+        slow = c0.post("/api/runs", json={"workload": "case:softmax_4096x128", "config": "synthetic",
+                                          "overrides": ["ctas=3000", "delay=0.02"]}).get_json()
+        t0 = time.monotonic()
+        while c0.get(f"/api/runs/{slow['id']}").get_json()["status"] != "running" or not _worker_pids():
+            assert time.monotonic() - t0 < 120, "the slow run never started"
+            time.sleep(0.1)
+        ids, errors = [], []
+
+        def client(i):                    # 20 clients at once, each with its own test client
+            try:
+                ci = app.test_client()
+                r = ci.post("/api/runs", json={"workload": "case:saxpy_1M", "config": "synthetic",
+                                               "overrides": [f"ctas={10 + i}"]})
+                assert r.status_code == 201, r.get_json()
+                ids.append(r.get_json()["id"])
+                ci.get("/api/runs")
+            except BaseException as e:    # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors and len(ids) == 20, errors
+        pids = _worker_pids()
+        assert len(pids) == 1              # MAX_WORKERS=1: the slow run's worker, the others queued
+        os.kill(pids[0], signal.SIGKILL)
+        get = lambda p: c0.get(p).get_json()   # noqa: E731
+        killed = wait_done(get, slow["id"], timeout=60)
+        assert killed["status"] == "interrupted", killed
+        assert "killed by SIGKILL" in killed["message"], killed["message"]
+        done = [wait_done(get, i, timeout=300) for i in ids]
+        assert [r["status"] for r in done] == ["done"] * 20, [(r["status"], r["message"]) for r in done]
+        assert all(r["cycles"] > 0 for r in done)
+        runs = {r["id"]: r for r in get("/api/runs")}
+        assert runs[slow["id"]]["status"] == "interrupted" and all(runs[i]["status"] == "done" for i in ids)
+    finally:
+        app.extensions["simtscope"].jobs.shutdown()
