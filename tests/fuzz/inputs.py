@@ -136,16 +136,17 @@ class WorkloadSource:
             k = p[-1]
             a = r.random()
             if a < 0.6:
-                parent[k] = r.choice(HOSTILE_JSON)
+                parent[k] = copy.deepcopy(r.choice(HOSTILE_JSON))
             elif a < 0.75:
                 if isinstance(parent, dict):
                     del parent[k]
                 else:
                     parent.pop(k)
             elif a < 0.85 and isinstance(parent, list):
-                parent.extend([copy.deepcopy(parent[k])] * r.choice([1, 5, 200]))
+                parent.extend(copy.deepcopy(parent[k]) for _ in range(r.choice([1, 5, 200])))
             elif isinstance(parent, dict):
-                parent[r.choice(["extra", "bytes", "offset", "grid", "file", "value", "type"])] = r.choice(HOSTILE_JSON)
+                parent[r.choice(["extra", "bytes", "offset", "grid", "file", "value", "type"])] = \
+                    copy.deepcopy(r.choice(HOSTILE_JSON))
         text = json.dumps(m)
         if r.random() < 0.1:
             cut = r.randrange(len(text))
