@@ -150,3 +150,10 @@ def test_a_quantum_longer_than_the_memory_round_trip_is_refused():
     with pytest.raises(errors.SimError, match=r"sim.quantum_cycles = 300 is longer than the memory system's round trip "
                                               r"\(168 cycles"):
         TimingSim("h200", overrides=["sim.quantum_cycles=300"])
+
+
+def test_event_kinds_are_the_header_enum():
+    from engine._ffi import lib
+    from engine.recording import EVENT_KINDS
+    assert len(EVENT_KINDS) == lib.GS_EV__COUNT
+    assert [getattr(lib, "GS_EV_" + k.upper()) for k in EVENT_KINDS] == list(range(len(EVENT_KINDS)))
