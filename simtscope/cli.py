@@ -279,8 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.workload.capture.cli import add_parser as add_capture
     add_capture(sub)
 
-    from webapp.sweep.command import add_parser as add_sweep
-    add_sweep(sub)
+    try:                        # the explorer's dependencies (Flask) are not needed to run or capture
+        from webapp.sweep.command import add_parser as add_sweep
+    except ImportError as e:
+        reason = f"sweeps need the explorer's dependencies ({e.name or e}); install simtscope with them"
+        w = sub.add_parser("sweep", help="design-space sweep (unavailable: " + reason + ")")
+        w.set_defaults(fn=lambda a: (print(f"simtscope sweep: {reason}", file=sys.stderr), 2)[1])
+    else:
+        add_sweep(sub)
 
     s = sub.add_parser("serve", help="start the web explorer")
     s.add_argument("--host", default="127.0.0.1")

@@ -1,0 +1,34 @@
+"""On a GPU machine that has only torch, triton and numpy, `python -m simtscope capture` (and run) must start:
+the command line imports neither Flask nor the compiled engine until a command needs them."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BLOCK = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('flask', 'flask_socketio') or name == 'engine._engine':
+            raise ImportError(f'blocked {name}', name=name)
+sys.meta_path.insert(0, Block())
+sys.argv = ['simtscope'] + sys.argv[1:]
+from simtscope.cli import main
+sys.exit(main())
+"""
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-c", BLOCK, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_capture_help_without_flask_or_engine():
+    p = _run("capture", "--help")
+    assert p.returncode == 0, p.stderr
+    assert "--synthetic-params" in p.stdout
+
+
+def test_sweep_says_why_it_is_unavailable():
+    p = _run("sweep")
+    assert p.returncode == 2 and "sweeps need the explorer's dependencies (flask" in p.stderr
