@@ -51,7 +51,7 @@ function rowsWithCompare() {
     rows = rows.map((r) => ({ ...r, b_cycles: (by.get(r.index) || {}).b_cycles, speedup: (by.get(r.index) || {}).speedup }));
   }
   const firstPending = rows.find((r) => r.pending);
-  return rows.map((r) => (r.pending && r !== firstPending ? { ...r, child_status: 'queued' } : r));
+  return rows.map((r) => (r.pending ? { ...r, running: r === firstPending } : r));
 }
 
 function head() {
@@ -59,7 +59,7 @@ function head() {
   const s = wl.summary || {};
   const live = state.data.live;
   const prog = live && progress ? `<progress value="${progress.launch}" max="${progress.launches}"></progress>
-      <span data-testid="wl-progress">launch ${Math.min(progress.launch + 1, progress.launches)} of ${progress.launches} simulating · ${exact(progress.cycle || 0)} cycles so far</span>` : '';
+      <span data-testid="wl-progress">launch ${Math.min(progress.launch + 1, progress.launches)} of ${progress.launches} simulating${progress.ctas_total ? ` (${exact(progress.ctas_done)}/${exact(progress.ctas_total)} CTAs)` : ''} · ${exact(progress.cycle || 0)} cycles so far</span>` : '';
   const facts = [];
   if (s.sim_cycles) facts.push(`<b>${exact(s.sim_cycles)}</b> simulated cycles`);
   if (s.hw_cycles) facts.push(`H200 <b>${exact(s.hw_cycles)}</b> cycles`);

@@ -41,6 +41,7 @@ def run_job(job: dict) -> None:
                 "detail": sorted(children)})
             sim = load_factory(job["factory"])(job)
             cfg = sim.config.to_dict()
+            sim = _LiveSim(sim, writer, lambda i: sinks.get(i))
             sinks: dict[int, BackgroundSink] = {}
 
             def child_info(run, c):
@@ -84,6 +85,31 @@ def run_job(job: dict) -> None:
                     f"{type(e).__name__}: {e}")
             except Exception:                  # noqa: BLE001 - the manager's post-mortem marks it failed
                 pass
+
+
+class _LiveSim:
+    """The TimingSim, with progress inside each launch: the workload run's progress (cycle, CTAs of the
+    launch being simulated, at most every 0.5 s) and the detailed launch's own run file (its live view)."""
+
+    def __init__(self, sim, writer, sink_of):
+        self._sim, self._writer, self._sink_of, self._last = sim, writer, sink_of, 0.0
+
+    def __getattr__(self, name):
+        return getattr(self._sim, name)
+
+    def launch(self, *args, meta=None, **kw):
+        import time
+        i = ((meta or {}).get("workload") or {}).get("launch")
+        sink = self._sink_of(i)
+
+        def progress(cycle, warp_insts, ctas_done, ctas_total):
+            if sink is not None:
+                sink.progress(cycle, warp_insts, ctas_done, ctas_total)
+            now = time.monotonic()
+            if i is not None and now - self._last >= 0.5:
+                self._last = now
+                self._writer.live(i, cycle, ctas_done, ctas_total)
+        return self._sim.launch(*args, meta=meta, progress=progress, **kw)
 
 
 def main() -> None:

@@ -66,6 +66,14 @@ class WorkloadRunWriter:
                          progress={"launch": i + 1, "launches": self.n, "cycle": cyc, "warp_insts": insts,
                                    "wall_s": round(time.time() - self.t0, 3)})
 
+    def live(self, i: int, cycle: int, ctas_done: int, ctas_total: int) -> None:
+        """Progress inside launch i (the simulator's progress callback, throttled by the caller)."""
+        done = sum(r.get("sim_cycles") or 0 for r in self.workload["launches"][:i])
+        runfile.set_meta(self.con, progress={"launch": i, "launches": self.n, "cycle": done + int(cycle),
+                                             "launch_cycle": int(cycle), "ctas_done": int(ctas_done),
+                                             "ctas_total": int(ctas_total),
+                                             "wall_s": round(time.time() - self.t0, 3)})
+
     def end(self, summary: dict, outputs: list, status: str = "done", message: str = "") -> None:
         self.workload.update(summary=summary, outputs=outputs)
         cyc = summary.get("sim_cycles") or 0

@@ -58,7 +58,7 @@ export class LayerTable {
         : (r.child ? `<span class="muted">${escapeHtml(r.child_status || 'queued')}</span>` : '<span class="muted">summary only</span>');
       const cells = cols.map((c) => `<td class="${c.num ? 'num' : ''}">${c.cell(r)}</td>`).join('');
       const err = r.error ? `<tr class="err-row"><td></td><td colspan="${cols.length + 1}" class="${r.opaque ? 'muted' : 'error'} small">${escapeHtml(r.error)}</td></tr>` : '';
-      return `<tr data-index="${r.index}" class="${r.pending ? 'pending' : ''}${selected === r.index ? ' selected' : ''}${r.child ? ' has-child' : ''}">${cells}<td>${r.pending ? '<span class="muted">simulating…</span>' : open}</td></tr>${err}`;
+      return `<tr data-index="${r.index}" class="${r.pending ? 'pending' : ''}${selected === r.index ? ' selected' : ''}${r.child ? ' has-child' : ''}">${cells}<td>${r.pending ? `<span class="muted">${r.running ? 'simulating…' : 'queued'}</span>` : open}</td></tr>${err}`;
     }).join('');
     this.root.innerHTML = `<table class="wl-table" data-testid="layer-table"><thead><tr>${head}<th>timeline</th></tr></thead><tbody>${body}</tbody></table>`;
   }
