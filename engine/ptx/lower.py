@@ -281,6 +281,12 @@ class Lowering(OperandsMixin, PassesMixin):
                 continue
             out.append(p)
         newpos[len(pend)] = len(out)
+        if f.kind == "entry" and (not out or out[-1].guard is not None or
+                                  out[-1].opcode.split(".")[0] not in ("ret", "exit", "bra", "trap", "brkpt")):
+            # a kernel whose last instruction falls through would run past its end into the next
+            # function (with that function's registers): it ends there, as if with ret
+            last_line = out[-1].line if out else f.line
+            out.append(_Pending(None, info["scope"], "ret", None, False, last_line, 0, None, synth="ret"))
         if f.kind == "func":
             info.setdefault("synth_labels", {})[final_ret] = len(out)
             info["scope"].names[final_ret] = ("label", None)
