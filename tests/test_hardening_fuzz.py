@@ -25,7 +25,7 @@ KNOWN = "open findings in a reader this session does not own, listed in docs/rel
 
 @pytest.mark.parametrize("target,budget", [
     ("ptx", 25), ("launch", 10),
-    pytest.param("workload", 8, marks=pytest.mark.xfail(strict=True, reason=KNOWN)),
+    ("workload", 8),
     pytest.param("runfile", 8, marks=pytest.mark.xfail(strict=True, reason=KNOWN)),
 ])
 def test_fixed_seed_fuzz_run_finds_nothing(target, budget, tmp_path):

@@ -125,9 +125,10 @@ class Bundle:
 
     def __init__(self, root: Path, manifest: dict, source: Path, tmp: tempfile.TemporaryDirectory | None = None):
         self.root, self.manifest, self.source, self._tmp = root, manifest, source, tmp
-        self.name: str = manifest["name"]
-        self.description: str = manifest.get("description", "")
-        self.predicted: bool = bool(manifest.get("predicted", False))
+        self.name: str = ""
+        desc = manifest.get("description", "")
+        self.description: str = desc if isinstance(desc, str) else ""
+        self.predicted: bool = manifest.get("predicted", False) is True
         self.buffers: dict[str, Buffer] = {}
         self.launches: list[Launch] = []
         self.outputs: list[Output] = []
@@ -367,6 +368,11 @@ def _list(v, where: str) -> list:
     return v
 
 
+def _label(v) -> str | None:
+    """An optional label for people: a string (shortened to 200 characters) or None."""
+    return v[:200] if isinstance(v, str) and v else None
+
+
 def _dim3(v, where: str) -> tuple[int, int, int]:
     v = _list(v, where)
     if not 1 <= len(v) <= 3:
@@ -377,11 +383,17 @@ def _dim3(v, where: str) -> tuple[int, int, int]:
 
 def _file(b: Bundle, rel, where: str) -> Path:
     rel = _str(rel, where)
+    if len(rel) > 1024 or "\0" in rel:
+        raise BundleError(where, f"path {rel[:80]!r}... is not a file name (at most 1024 characters, no NUL)")
     p = PurePosixPath(rel)
     if p.is_absolute() or ".." in p.parts:
         raise BundleError(where, f"path {rel!r} leaves the bundle")
     full = b.root.joinpath(*p.parts)
-    if not full.is_file():
+    try:
+        ok = full.is_file()
+    except OSError as e:
+        raise BundleError(where, f"path {rel[:80]!r} cannot be looked up ({e.strerror})") from None
+    if not ok:
         raise BundleError(where, f"file {rel!r} is missing from the bundle")
     return full
 
@@ -389,8 +401,9 @@ def _file(b: Bundle, rel, where: str) -> Path:
 def _check(b: Bundle) -> None:
     m, src = b.manifest, str(b.source)
     name = m.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise BundleError(f"{src}: name", f"{name!r} is not a name of [A-Za-z0-9_.-]+")
+    if not isinstance(name, str) or not NAME_RE.match(name) or len(name) > 200:
+        raise BundleError(f"{src}: name", f"{name!r} is not a name of [A-Za-z0-9_.-]+ (at most 200)"[:300])
+    b.name = name
     for i, raw in enumerate(_list(m.get("buffers"), f"{src}: buffers")):
         w = f"{src}: buffers[{i}]"
         raw = _obj(raw, w)
@@ -409,12 +422,12 @@ def _check(b: Bundle) -> None:
                 if size != nbytes:
                     raise BundleError(f"{w}.init.file", f"{init['file']} holds {size} bytes, the buffer has {nbytes}")
             elif "fill" in init:
-                if init["fill"] != "zeros":
+                if not isinstance(init["fill"], str) or init["fill"] != "zeros":
                     raise BundleError(f"{w}.init.fill", f"unknown fill {init['fill']!r} (zeros)")
             elif "rng" in init:
-                if init["rng"] not in ("uniform", "int"):
+                if not isinstance(init["rng"], str) or init["rng"] not in ("uniform", "int"):
                     raise BundleError(f"{w}.init.rng", f"unknown generator {init['rng']!r} (uniform, int)")
-                if init.get("dtype") not in RNG_DTYPES:
+                if not isinstance(init.get("dtype"), str) or init.get("dtype") not in RNG_DTYPES:
                     raise BundleError(f"{w}.init.dtype", f"{init.get('dtype')!r} is not one of {sorted(RNG_DTYPES)}")
                 if init["rng"] == "uniform" and init["dtype"] not in ("f32", "f16", "bf16"):
                     raise BundleError(f"{w}.init.dtype", "uniform needs f32, f16 or bf16")
@@ -428,7 +441,7 @@ def _check(b: Bundle) -> None:
                     raise BundleError(f"{w}.init", "int needs integers lo < hi")
             else:
                 raise BundleError(f"{w}.init", "expected one of file, fill, rng")
-        b.buffers[bid] = Buffer(bid, nbytes, init, raw.get("name"), raw.get("role"))
+        b.buffers[bid] = Buffer(bid, nbytes, init, _label(raw.get("name")), _label(raw.get("role")))
 
     hw_launches = []
     if b.hardware:
@@ -451,7 +464,7 @@ def _check(b: Bundle) -> None:
             a = _obj(a, aw)
             if "buffer" in a:
                 bid = a["buffer"]
-                if bid not in b.buffers:
+                if not isinstance(bid, str) or bid not in b.buffers:
                     raise BundleError(f"{aw}.buffer", f"no buffer with id {bid!r}")
                 off = _int(a.get("offset", 0), f"{aw}.offset", 0, 1 << 40)
                 if off > b.buffers[bid].bytes:
@@ -460,7 +473,7 @@ def _check(b: Bundle) -> None:
                 args.append(Arg("buffer", buffer=bid, offset=off))
             elif "value" in a:
                 t = a.get("type")
-                if t not in SCALAR_TYPES:
+                if not isinstance(t, str) or t not in SCALAR_TYPES:
                     raise BundleError(f"{aw}.type", f"{t!r} is not a PTX scalar type ({', '.join(sorted(SCALAR_TYPES))})")
                 v = a["value"]
                 if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -482,7 +495,7 @@ def _check(b: Bundle) -> None:
             index=i, kernel=kernel, ptx=ptx if not opaque else (ptx or ""),
             grid=_dim3(raw.get("grid"), f"{w}.grid"), block=_dim3(raw.get("block"), f"{w}.block"),
             shared_bytes=_int(raw.get("shared_bytes", 0), f"{w}.shared_bytes", 0, 1 << 24),
-            args=args, name=str(raw.get("name") or kernel), op=raw.get("op"), module=raw.get("module"),
+            args=args, name=_label(raw.get("name")) or kernel, op=_label(raw.get("op")), module=_label(raw.get("module")),
             opaque=opaque, hw_cycles=[float(c) for c in cycles], hw=hw))
         threads = b.launches[-1].block[0] * b.launches[-1].block[1] * b.launches[-1].block[2]
         if threads > 1024:
@@ -492,10 +505,10 @@ def _check(b: Bundle) -> None:
         w = f"{src}: outputs[{i}]"
         raw = _obj(raw, w)
         bid = raw.get("buffer")
-        if bid not in b.buffers:
-            raise BundleError(f"{w}.buffer", f"no buffer with id {bid!r}")
+        if not isinstance(bid, str) or bid not in b.buffers:
+            raise BundleError(f"{w}.buffer", f"no buffer with id {bid!r}"[:300])
         dt = raw.get("dtype")
-        if dt not in DTYPES:
+        if not isinstance(dt, str) or dt not in DTYPES:
             raise BundleError(f"{w}.dtype", f"{dt!r} is not one of {', '.join(DTYPES)}")
         shape = tuple(_int(x, f"{w}.shape", 0, 1 << 40) for x in _list(raw.get("shape"), f"{w}.shape"))
         stride = raw.get("stride")
