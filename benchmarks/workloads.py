@@ -2,7 +2,7 @@
 
     python benchmarks/workloads.py [--bundles workloads/zoo/gpt2_small_t256_fp16.tar.xz,...] [--config h200]
 
-Per bundle, in one process: CPU seconds and warp instructions per second of the whole forward pass in
+Per bundle, in one process, on one simulation thread unless --threads says otherwise: CPU seconds and warp instructions per second of the whole forward pass in
 the functional core and in the timing model (every launch timed, cold caches), beside the single-kernel
 timing rate of a validation case measured in the same run (the baseline: sgemm_tiled16_512). The goal of
 issue 8: a whole GPT-2-small forward in timing mode in under 2 minutes on one core.
@@ -41,9 +41,10 @@ def main(argv=None):
     ap.add_argument("--bundles", default=DEFAULT)
     ap.add_argument("--config", default="h200")
     ap.add_argument("--baseline", default="sgemm_tiled16_512")
+    ap.add_argument("--threads", type=int, default=1, help="simulation threads (1: the one-core figure)")
     a = ap.parse_args(argv)
     case = load_suite()[a.baseline]
-    sim = TimingSim(a.config)
+    sim = TimingSim(a.config, threads=a.threads)
     kernel, args, _, _ = prepare(case, sim.device)
     sim.flush()
     res, t = _cpu(lambda: sim.launch(kernel, case.grid, case.block, args, shared=case.shared))
@@ -54,7 +55,7 @@ def main(argv=None):
     for path in a.bundles.split(","):
         with open_bundle(path) as b:
             fres, ft = _cpu(lambda: run_workload(b))
-            tres, tt = _cpu(lambda: run_workload(b, sim=TimingSim(a.config)))
+            tres, tt = _cpu(lambda: run_workload(b, sim=TimingSim(a.config, threads=a.threads)))
         w = tres.summary()["warp_insts"]
         print(f"{b.name:28s} {len(b.launches):8d} {w:13,d} {ft:8.1f} {w / ft / 1e6:9.2f} {tt:9.1f} "
               f"{w / tt / 1e6:10.2f} {w / tt / base:10.2f}x {tres.summary()['sim_cycles']:12,d} "
