@@ -3,11 +3,15 @@
 import { CycleTransform } from '../lib/transform.js';
 import { RunSource } from './run-source.js';
 import { CURSOR } from '../lib/colours.js';
+import { schedule } from '../render/scheduler.js';
 
 export class Minimap {
   constructor(root, state, channel) {
     this.root = root; this.state = state; this.ch = channel; this.plot = null;
-    state.subscribe((s, changed) => { if (this.plot && changed.some((k) => ['a', 'b', 'cursor'].includes(k))) this.plot.redraw(false); });
+    // the window band and cursor are redrawn in the page's one frame loop, once per frame however often they move
+    state.subscribe((s, changed) => {
+      if (this.plot && changed.some((k) => ['a', 'b', 'cursor'].includes(k))) schedule('overlay', 'minimap', () => this.plot.redraw(false));
+    });
     new ResizeObserver(() => { if (this.plot && root.clientWidth > 0) this.plot.setSize({ width: root.clientWidth, height: 64 }); }).observe(root);
   }
   open(runId) {

@@ -230,11 +230,12 @@ export class Timeline {
     if (!hit) { this.tip.hidden = true; return; }
     this.tip.innerHTML = `<b>${escapeHtml(hit.title)}</b>` + (hit.lines || []).map((l) => `<div>${escapeHtml(l)}</div>`).join('');
     this.tip.hidden = false;
-    const bx = this.root.getBoundingClientRect();
-    const tx = Math.min(x + 14, this.width - this.tip.offsetWidth - 4);
-    this.tip.style.left = `${tx}px`;
+    // placed without measuring it (no forced layout on every pointer move): right of the pointer, or left of it
+    // in the right half of the view, where the tip (at most 420 px wide in CSS) could run off the edge
+    const right = x > this.width / 2;
+    this.tip.style.left = right ? 'auto' : `${x + 14}px`;
+    this.tip.style.right = right ? `${this.width - x + 14}px` : 'auto';
     this.tip.style.top = `${y - this.scroll.scrollTop + RULER_H + 14}px`;
-    void bx;
   }
   trackRect(id) {
     const r = this.layout.rows.find((x) => x.track && x.track.id === id);
