@@ -177,8 +177,9 @@ def test_a_bad_bundle_upload_is_refused_in_the_page(page, server, tmp_path, shot
     page.set_input_files("[data-testid=bundle-file]", str(good))
     page.click("[data-testid=bundle-submit]")
     expect(page.locator("[data-testid=bundle-msg]")).to_contain_text("uploaded saxpy_twice: 2 launches")
-    opts = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=workload] option')).map((o) => o.textContent)")
-    assert any(o.startswith("saxpy_twice (uploaded) · 2 launches") for o in opts)
+    # the form reloads its list after the upload (asynchronously): wait for the new option
+    expect(page.locator("[data-testid=workload] option").filter(has_text="saxpy_twice (uploaded) · 2 launches")) \
+        .to_have_count(1)
     shot(page, "upload")
 
 

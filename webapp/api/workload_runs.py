@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request
 
 from .. import services
-from ..bundles import UploadRefused, import_bundle, list_bundles, upload_limits
+from ..bundles import UploadRefused, describe, import_bundle, list_bundles, upload_limits
 from ..store.catalogue import FINAL, LIVE
 from ..store.workload_run import read_workload
 from . import ApiError
@@ -137,5 +138,6 @@ def upload_bundle():
         w, warnings = import_bundle(svc.cat, f.stream, f.filename or "", current_app.config)
     except UploadRefused as e:
         raise ApiError(str(e)) from None
-    mine = [d for d in list_bundles(svc.cat) if d.get("upload") == w["id"]]
+    mine = [describe(f"{w['id']}:{w['info']['bundle']}", Path(w["folder"]) / w["info"]["file"], "upload",
+                     {"upload": w["id"], "upload_name": w["name"]})]     # (not the whole list: the zoo is slow)
     return jsonify({"upload": w["id"], "workloads": mine, "warnings": warnings}), 201
