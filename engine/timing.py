@@ -186,6 +186,17 @@ class TimingSim:
                 if sink is not None:
                     sink.append(name, arr[:got])
 
+    def record_opts(self, sink) -> object:
+        """The engine's recording options for the next launch: this simulator's level and SMs (level off
+        without a sink)."""
+        rec = ffi.new("gs_record_opts *")
+        rec.level = recording.LEVELS.index(self.record) if sink is not None else 0
+        rec.kernel_id = self._kernel_id
+        if self.record_sms:
+            for s in self.record_sms:
+                rec.sm_mask[s // 64] |= 1 << (s % 64)
+        return rec
+
     def launch(self, kernel: Kernel, grid, block, args=(), shared: int = 0, sink: RecordSink | None = None,
                progress: Callable | None = None, max_cycles: int = 0, max_warp_insts: int = 0,
                chunk_cycles: int = 4096, meta: dict | None = None) -> TimingResult:
@@ -202,12 +213,7 @@ class TimingSim:
         desc.max_cycles = max_cycles
         desc.max_warp_insts = max_warp_insts
         desc.num_sms = self.config["gpu.num_sms"]
-        rec = ffi.new("gs_record_opts *")
-        rec.level = recording.LEVELS.index(self.record) if sink is not None else 0
-        rec.kernel_id = self._kernel_id
-        if self.record_sms:
-            for s in self.record_sms:
-                rec.sm_mask[s // 64] |= 1 << (s % 64)
+        rec = self.record_opts(sink)
         fault = ffi.new("gs_fault *")
         pbuf = ffi.from_buffer(params) if params else ffi.NULL
         if sink is not None:

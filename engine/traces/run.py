@@ -57,12 +57,7 @@ def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk
     """Run one kernel trace on ts. With a sink, `pcs` (the trace's PC table from a first pass,
     KernelTrace.pc_table after count()) labels the recording's SASS view."""
     h = kt.header
-    rec = ffi.new("gs_record_opts *")
-    rec.level = recording.LEVELS.index(ts.record) if sink is not None else 0
-    rec.kernel_id = ts._kernel_id
-    if ts.record_sms:
-        for s in ts.record_sms:
-            rec.sm_mask[s // 64] |= 1 << (s % 64)
+    rec = ts.record_opts(sink)
     if sink is not None:
         source, pc_line = sass_listing(pcs or [])
         sink.begin({
