@@ -27,11 +27,13 @@ def module_path(fqn: str) -> str:
     return s.strip(".")
 
 
-def kernel_labels(code: str, modules: dict[str, str]) -> dict[str, dict]:
-    """kernel name -> {"module": path, "op": "convolution+relu", "nodes": [...]} for every kernel call in
-    the generated code. module is the path of the last source node that has one (the op the kernel is
-    built around comes last: a template's epilogue is fused after it, a reduction's inputs before it)."""
-    out: dict[str, dict] = {}
+def call_site_labels(code: str, modules: dict[str, str]) -> list[dict]:
+    """One entry per kernel call in the generated `call()`, in call order: {"kernel", "module", "op",
+    "nodes"}. A kernel that Inductor reuses (the same conv shape in four blocks, one attention kernel in
+    twelve layers) has one entry per call, each with its own source nodes. module is the path of the last
+    source node that has one (the op the kernel is built around comes last: a template's epilogue is
+    fused after it, a reduction's inputs before it)."""
+    out: list[dict] = []
     pending = None
     for line in code.splitlines():
         m = _SRC_RE.search(line)
@@ -39,14 +41,39 @@ def kernel_labels(code: str, modules: dict[str, str]) -> dict[str, dict]:
             pending = m
             continue
         r = _RUN_RE.match(line)
-        if r and pending is not None:
-            nodes = [n.strip() for n in pending.group("nodes").split(",") if n.strip()]
-            aten = [a.strip().removeprefix("aten.") for a in pending.group("aten").split(",") if a.strip()]
+        if r:
+            nodes = [n.strip() for n in pending.group("nodes").split(",") if n.strip()] if pending else []
+            aten = [a.strip().removeprefix("aten.") for a in pending.group("aten").split(",") if a.strip()] \
+                if pending else []
             paths = [modules[n] for n in nodes if modules.get(n)]
-            out.setdefault(r.group("k"), {"module": paths[-1] if paths else None,
-                                          "op": "+".join(dict.fromkeys(aten)) or None, "nodes": nodes})
+            out.append({"kernel": r.group("k"), "module": paths[-1] if paths else None,
+                        "op": "+".join(dict.fromkeys(aten)) or None, "nodes": nodes})
             pending = None
     return out
+
+
+def label_launches(launches: list[dict], sites: list[dict]) -> int:
+    """Give each launch (manifest dicts, in order) the label of its call site: the k-th launch of a kernel
+    takes the k-th call of that kernel. Returns how many launches were labelled."""
+    by_kernel: dict[str, list[dict]] = {}
+    for site in sites:
+        by_kernel.setdefault(site["kernel"], []).append(site)
+    seen: dict[str, int] = {}
+    n = 0
+    for L in launches:
+        k = seen.get(L["kernel"], 0)
+        seen[L["kernel"]] = k + 1
+        calls = by_kernel.get(L["kernel"], [])
+        if k >= len(calls):
+            continue
+        lab = calls[k]
+        for key, dst in (("module", "module"), ("op", "op"), ("nodes", "source_nodes")):
+            if lab.get(key):
+                L[dst] = lab[key]
+            else:
+                L.pop(dst, None)
+        n += 1
+    return n
 
 
 def extern_calls(code: str) -> list[str]:

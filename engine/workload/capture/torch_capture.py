@@ -25,7 +25,7 @@ import numpy as np
 
 from ..writer import BundleWriter
 from . import hooks
-from .labels import extern_calls, kernel_labels, module_path
+from .labels import call_site_labels, extern_calls, label_launches, module_path
 from .synthetic import apply_synthetic, rng_init_for
 
 PTX_TYPES = {"i1": "u8", "u1": "u8", "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16", "i32": "s32",
@@ -180,8 +180,9 @@ def _leaves(out):
 
 
 def capture(build, dest: str | Path, name: str, description: str = "", synthetic_params: bool = False,
-            allow_opaque: bool = False, log=print) -> dict:
-    """Compile, warm up, record one forward pass, write the bundle to `dest`; returns a summary dict."""
+            allow_opaque: bool = False, log=print, labels_only: bool = False) -> dict:
+    """Compile, warm up, record one forward pass, write the bundle to `dest`; returns a summary dict.
+    labels_only: stop after compiling and return {"call_sites": [...]} (relabel.py uses it)."""
     import tempfile
     cache = tempfile.mkdtemp(prefix="simtscope-inductor-")
     applied = configure_inductor(cache)
@@ -223,7 +224,9 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
             raise CaptureError(f"{name}: the compiled code calls {', '.join(sorted(set(externs)))}, which has no "
                                f"PTX; keep max_autotune_gemm_backends/max_autotune_conv_backends = 'TRITON' and "
                                f"flash/efficient attention off, or rewrite that op")
-        labels = kernel_labels(code, mods)
+        sites = call_site_labels(code, mods)
+        if labels_only:
+            return {"name": name, "call_sites": sites}
         gc.collect()
         torch.cuda.empty_cache()
         zeroed = zero_free_memory()
@@ -236,15 +239,8 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
         with hooks.recording(rec):
             out = compiled(*inputs)
             torch.cuda.synchronize()
-    for i, L in enumerate(w.manifest["launches"]):
-        lab = labels.get(L["kernel"])
-        if lab:
-            if lab.get("module"):
-                L["module"] = lab["module"]
-            if lab.get("op"):
-                L["op"] = lab["op"]
-            if lab.get("nodes"):
-                L["source_nodes"] = lab["nodes"]
+    label_launches(w.manifest["launches"], sites)
+    w.files["output_code.py"] = code.encode()               # Inductor's generated code, for people
     outs = _leaves(out)
     eager_outs = _leaves(eager)
     max_rel = 0.0
