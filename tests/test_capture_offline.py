@@ -9,7 +9,7 @@ import pytest
 
 from engine.workload.bundle import open_bundle
 from engine.workload.capture.cuda_replay import entry_params
-from engine.workload.capture.labels import extern_calls, kernel_labels, module_path
+from engine.workload.capture.labels import call_site_labels, extern_calls, label_launches, module_path
 from engine.workload.capture.measure import hardware_section, parse_ncu_csv, rewrite_manifest
 from engine.workload.capture.synthetic import init_for
 
@@ -39,17 +39,45 @@ def test_module_paths_from_dynamo_spellings():
     assert module_path("layer4.1.bn2") == "layer4.1.bn2"
 
 
-def test_kernel_labels_take_the_last_source_node_with_a_module():
+def test_call_site_labels_take_the_last_source_node_with_a_module():
     mods = {"conv2d": "conv1", "batch_norm": "bn1", "conv2d_1": "layer1.0.conv1"}
-    lab = kernel_labels(CODE, mods)
-    assert lab["triton_tem_fused_convolution_0"] == {"module": "conv1", "op": "convolution", "nodes": ["conv2d"]}
-    assert lab["triton_tem_fused_bn_relu_conv_2"]["module"] == "layer1.0.conv1"
-    assert lab["triton_tem_fused_bn_relu_conv_2"]["op"] == "_native_batch_norm_legit_no_training+relu+convolution"
-    assert lab["triton_poi_fused_add_3"]["module"] is None          # no module: falls back to the kernel name
+    sites = call_site_labels(CODE, mods)
+    assert [s["kernel"] for s in sites] == ["triton_tem_fused_convolution_0", "triton_tem_fused_bn_relu_conv_2",
+                                            "triton_poi_fused_add_3"]
+    assert sites[0] == {"kernel": "triton_tem_fused_convolution_0", "module": "conv1", "op": "convolution",
+                        "nodes": ["conv2d"]}
+    assert sites[1]["module"] == "layer1.0.conv1"
+    assert sites[1]["op"] == "_native_batch_norm_legit_no_training+relu+convolution"
+    assert sites[2]["module"] is None          # no module: the launch keeps its kernel name as label
     assert extern_calls(CODE) == []
     assert extern_calls("def call(args):\n    extern_kernels.mm(buf0, arg1, out=buf1)\n"
                         "    torch.ops.aten._scaled_dot_product_flash_attention.default(q, k, v)\n") == \
         ["extern_kernels.mm", "torch.ops.aten._scaled_dot_product_flash_attention.default"]
+
+
+def test_a_reused_kernel_gets_each_call_sites_label():
+    """Inductor calls one conv kernel for every block of the same shape: each launch is its own layer."""
+    code = "".join(f"    # Topologically Sorted Source Nodes: [conv2d_{i}], Original ATen: [aten.convolution]\n"
+                   f"    triton_tem_fused_convolution_3.run(buf{i}, arg{i}, buf{i + 1}, stream=stream0)\n"
+                   for i in range(3))
+    sites = call_site_labels(code, {f"conv2d_{i}": f"layer1.{i}.conv1" for i in range(3)})
+    launches = [{"kernel": "triton_tem_fused_convolution_3"} for _ in range(3)]
+    assert label_launches(launches, sites) == 3
+    assert [L["module"] for L in launches] == ["layer1.0.conv1", "layer1.1.conv1", "layer1.2.conv1"]
+
+
+def test_relabel_refuses_another_graph_and_accepts_renumbered_kernels(tmp_path):
+    from engine.workload.capture.relabel import apply
+    from tests.test_workload import saxpy_bundle
+    dest = saxpy_bundle().save(tmp_path / "s.zip")
+    site = {"module": "layer.0", "op": "saxpy", "nodes": ["y"]}
+    with pytest.raises(SystemExit, match="not the bundle's launches"):
+        apply([{**site, "kernel": "other"}, {**site, "kernel": "saxpy"}], str(dest))
+    # the same kernels numbered differently by another compile: labelled by position
+    n = apply([{**site, "kernel": "saxpy_7"}, {**site, "kernel": "saxpy_9", "module": "layer.1"}], str(dest))
+    assert n == 2
+    with open_bundle(dest) as b:
+        assert [L.module for L in b.launches] == ["layer.0", "layer.1"]
 
 
 def test_ncu_csv_rows_and_hardware_section():
@@ -101,5 +129,8 @@ def test_zoo_bundles_are_complete(path):
         assert all(len(L.hw_cycles) == 2 and L.hw.get("event_ns") for L in b.launches)
         assert all(L.kernel.startswith("triton_") for L in b.launches)
         assert any(L.module for L in b.launches)
+        reused = [L for L in b.launches if sum(M.kernel == L.kernel for M in b.launches) > 1 and L.module]
+        if reused:                          # a kernel reused across layers is labelled per call, not once
+            assert len({L.module for L in reused}) > 1
         if b.manifest.get("synthetic"):
             assert any("rng" in (buf.init or {}) for buf in b.buffers.values())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,12 +20,21 @@ from .labels import label_launches
 from .measure import rewrite_manifest
 
 
+def _stem(kernel: str) -> str:
+    return re.sub(r"_\d+$", "", kernel)
+
+
 def apply(sites: list[dict], bundle: str) -> int:
     with open_bundle(bundle) as b:
         kernels = [L["kernel"] for L in b.manifest["launches"]]
-    if [s["kernel"] for s in sites] != kernels:
-        raise SystemExit(f"{bundle}: the call sites' kernels ({len(sites)}) are not the bundle's launches "
-                         f"({len(kernels)}) in order: not relabelled")
+    names = [s["kernel"] for s in sites]
+    if names != kernels:
+        # another compile may number Inductor's kernels differently; the same fused kernels in the same
+        # order (names equal but for the trailing number) are the same graph: label by position
+        if len(names) != len(kernels) or any(_stem(a) != _stem(k) for a, k in zip(names, kernels)):
+            raise SystemExit(f"{bundle}: the call sites' kernels ({len(sites)}) are not the bundle's launches "
+                             f"({len(kernels)}) in order: not relabelled")
+        sites = [{**site, "kernel": k} for site, k in zip(sites, kernels)]
     count = {}
 
     def update(m):
