@@ -4,6 +4,7 @@
 // and hover, redrawn when they move), ruler canvas; all through the rAF scheduler.
 import { CycleTransform, zoomRange, shiftRange, clamp } from '../lib/transform.js';
 import { schedule } from '../render/scheduler.js';
+import { sizeCanvas } from '../render/hidpi.js';
 import { RunSource } from './run-source.js';
 import { GUTTER, RULER_H, layoutTracks, rowAt } from './layout.js';
 import { drawRuler, drawTracks, drawCursor } from './timeline-draw.js';
@@ -126,13 +127,9 @@ export class Timeline {
     return new CycleTransform(s.a, s.b, GUTTER, this.width - GUTTER - 10);
   }
   resize() {
-    const dpr = window.devicePixelRatio || 1;
     this.width = Math.max(400, this.root.clientWidth);
     const h = Math.max(10, this.layout.height);
-    for (const [c, w, hh] of [[this.main, this.width, h], [this.overlay, this.width, h], [this.ruler, this.width, RULER_H]]) {
-      c.style.width = `${w}px`; c.style.height = `${hh}px`;
-      c.width = Math.round(w * dpr); c.height = Math.round(hh * dpr);
-    }
+    for (const [c, hh] of [[this.main, h], [this.overlay, h], [this.ruler, RULER_H]]) sizeCanvas(c, this.width, hh);
     this.inner.style.height = `${h}px`;
     this.refresh();
   }

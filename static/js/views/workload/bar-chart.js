@@ -4,6 +4,7 @@
 import { BOUND_COLOURS, HW_COLOUR } from '../../lib/workload-rows.js';
 import { cycles } from '../../lib/format.js';
 import { fitText } from '../../render/fit-text.js';
+import { sizeCanvas } from '../../render/hidpi.js';
 
 const ROW_H = 22, LABEL_W = 280, TOP = 18;
 
@@ -20,9 +21,7 @@ export class BarChart {
 
   draw() {
     const w = Math.max(240, this.root.clientWidth), h = TOP + this.rows.length * ROW_H + 6;
-    const dpr = window.devicePixelRatio || 1;
-    this.canvas.width = w * dpr; this.canvas.height = h * dpr;
-    this.canvas.style.width = w + 'px'; this.canvas.style.height = h + 'px';
+    const dpr = sizeCanvas(this.canvas, w, h);
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);

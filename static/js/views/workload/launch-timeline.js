@@ -5,6 +5,7 @@
 import { BOUND_COLOURS, HW_COLOUR, gridText, signedPct } from '../../lib/workload-rows.js';
 import { cycles, escapeHtml, exact, tickStep } from '../../lib/format.js';
 import { fitText } from '../../render/fit-text.js';
+import { sizeCanvas } from '../../render/hidpi.js';
 
 const LANE_H = 34, LABEL_W = 200, AXIS_H = 20, PAD = 6;
 
@@ -25,9 +26,7 @@ export class LaunchTimeline {
 
   draw() {
     const w = Math.max(300, this.root.clientWidth), h = AXIS_H + this.lanes.length * LANE_H + PAD;
-    const dpr = window.devicePixelRatio || 1;
-    this.canvas.width = w * dpr; this.canvas.height = h * dpr;
-    this.canvas.style.width = w + 'px'; this.canvas.style.height = h + 'px';
+    const dpr = sizeCanvas(this.canvas, w, h);
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
