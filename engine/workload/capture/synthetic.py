@@ -29,10 +29,6 @@ def init_for(name: str, shape: tuple, dtype: str, seed: int) -> dict:
     return {"rng": "uniform", "dtype": dtype, "lo": lo, "hi": hi, "seed": seed}
 
 
-def rng_init_for(init: dict, nbytes: int) -> bytes:
-    return rng_bytes(init, nbytes)
-
-
 def apply_synthetic(model, inputs) -> dict[int, dict]:
     """Overwrite floating parameters, buffers and inputs in place; returns storage address -> rng init for
     each one whose storage it fills exactly (others still get values but are stored as files)."""

@@ -26,7 +26,8 @@ import numpy as np
 from ..writer import BundleWriter
 from . import hooks
 from .labels import call_site_labels, extern_calls, label_launches, module_path
-from .synthetic import apply_synthetic, rng_init_for
+from ..bundle import rng_bytes
+from .synthetic import apply_synthetic
 
 PTX_TYPES = {"i1": "u8", "u1": "u8", "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16", "i32": "s32",
              "u32": "u32", "i64": "s64", "u64": "u64", "fp16": "f16", "bf16": "bf16", "fp32": "f32",
@@ -114,7 +115,7 @@ class Recorder:
             data = _storage_bytes(st)
             name, role = self.names.get(base, (None, "intermediate"))
             init = self.synthetic.get(base)
-            if init is not None and rng_init_for(init, nbytes) == data:
+            if init is not None and rng_bytes(init, nbytes) == data:
                 self.w.buffer(bid, nbytes, rng=init, name=name, role=role)
                 self.stats["rng_buffers"] += 1
             elif data.count(0) == len(data):
