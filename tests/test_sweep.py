@@ -236,3 +236,35 @@ def test_trace_points_match_a_direct_trace_run():
         direct = run_trace(d, "gtx1080", p.overrides)
         assert res["row"]["sim_cycles"] == direct.sim_cycles
         assert res["row"]["warp_insts"] == direct.warp_insts
+
+
+def test_point_keys_change_with_the_engine_build_not_only_the_package_version(tmp_path, monkeypatch):
+    """A development build keeps the version number: the key must still change when the engine does."""
+    from engine import buildinfo
+    from webapp.sweep.spec import simtscope_version
+    lib = tmp_path / "_engine.abi3.so"
+    src = tmp_path / "lower.py"
+    lib.write_bytes(b"\x7fELF one build")
+    src.write_text("x = 1\n")
+    monkeypatch.setattr(buildinfo, "_ENGINE", tmp_path)
+    monkeypatch.setattr(buildinfo, "_engine_files", lambda: [lib, src])
+    buildinfo.engine_digest.cache_clear()
+    v1 = simtscope_version()
+    assert v1 == f"{buildinfo.package_version()}+{buildinfo.engine_digest()[:12]}"
+    lib.write_bytes(b"\x7fELF another build")           # a C change, same package version
+    buildinfo.engine_digest.cache_clear()
+    v2 = simtscope_version()
+    src.write_text("x = 2\n")                            # a front-end change
+    buildinfo.engine_digest.cache_clear()
+    v3 = simtscope_version()
+    buildinfo.engine_digest.cache_clear()
+    assert len({v1, v2, v3}) == 3
+    w = case_workloads(None, "saxpy_1M")[0]
+    cfg = SweepSpec([w], "h200", parse_sets(["l2.size_kib=30720"])).points()[0].config
+    assert len({point_key(w.digest, cfg, v) for v in (v1, v2, v3)}) == 3
+
+
+def test_the_real_engine_digest_covers_the_compiled_library():
+    from engine import buildinfo
+    names = [p.name for p in buildinfo._engine_files()]
+    assert any(n.startswith("_engine") for n in names) and "buildinfo.py" in names

@@ -5,7 +5,8 @@
     for p in spec.points(): p.key, p.overrides, p.config (resolved)
 
 A point's key hashes what determines its result: the workload's bytes (sources.py says which), the fully
-resolved configuration (every value after the preset and the overrides) and the simtscope version. Two
+resolved configuration (every value after the preset and the overrides) and the simtscope build (package
+version plus a digest of the engine library and sources: engine/buildinfo.py). Two
 sweeps that share a point share its run; a sweep started again skips every point already in the index.
 """
 from __future__ import annotations
@@ -15,18 +16,15 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
-
+from engine.buildinfo import build_id
 from engine.config import BY_KEY, Config, ConfigError, load_config
 
 _SET = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)\s*=(.+)$")
 
 
 def simtscope_version() -> str:
-    try:
-        return metadata.version("simtscope")
-    except metadata.PackageNotFoundError:          # a source checkout that was never installed
-        return "0+unknown"
+    """The build that simulates the points: a changed engine (C or Python) gives every point a new key."""
+    return build_id()
 
 
 class SweepError(ValueError):
