@@ -271,8 +271,9 @@ TRAP_PTX = """.version 8.0
 
 
 def test_failing_and_opaque_launches_are_reported_per_launch(client, app, tmp_path):
-    """A launch that faults and an opaque launch (no PTX) are rows with their error; the other launches and
-    the run still finish; the children of the two get a final status that says why."""
+    """A launch that faults is a row with its error, an opaque launch (no PTX) a row marked opaque with its
+    measured time counted in the totals; the other launches and the run still finish; the faulting launch's
+    child gets a final status that says why, and the opaque launch gets no child (nothing to record)."""
     w = saxpy_bundle()
     p = w.ptx("boom", TRAP_PTX)
     w.launch("boom", p, grid=(1,), block=(32,), shared_bytes=0, args=[w.ptr("x")], name="boom")
@@ -286,17 +287,22 @@ def test_failing_and_opaque_launches_are_reported_per_launch(client, app, tmp_pa
     assert run["status"] == "done" and "a launch failed" in run["message"]
     d = get(client, f"/api/workload-runs/{run['id']}")
     rows = d["workload"]["launches"]
-    assert [r.get("error") is None for r in rows] == [True, True, False, False]
+    assert [r.get("error") is None for r in rows] == [True, True, False, True]
     assert rows[2]["error"].startswith("launch 2 (boom): ") and "trap" in rows[2]["error"]
-    assert rows[3]["opaque"] is True and "opaque launch" in rows[3]["error"] and rows[3]["hw_cycles"] == 7000
+    assert rows[3]["opaque"] is True and rows[3]["hw_cycles"] == 7000 and "child" not in rows[3]
+    assert rows[3]["note"] == ("opaque launch (no PTX: extern gemm): not simulated, its measured time counts in "
+                               "the totals; measured 7,000 cycles")
     assert rows[0]["sim_cycles"] > 0 and rows[1]["sim_cycles"] > 0 and rows[3]["sim_cycles"] is None
-    assert d["workload"]["summary"]["outputs_pass"] is False
+    summ = d["workload"]["summary"]
+    assert summ["outputs_pass"] is False and summ["opaque"] == 1 and summ["opaque_cycles"] == 7000
+    assert summ["sim_cycles"] == sum(r["sim_cycles"] or 0 for r in rows) + 7000 and d["workload"]["clock_mhz"] == 1980
     kids = {c["id"]: c for c in get(client, "/api/runs?children=1") if c.get("parent") == run["id"]}
     assert kids[f"{run['id']}-L0"]["status"] == "done"
     assert kids[f"{run['id']}-L2"]["status"] == "faulted" and "trap" in kids[f"{run['id']}-L2"]["message"]
-    assert kids[f"{run['id']}-L3"]["status"] == "failed"
-    assert kids[f"{run['id']}-L3"]["message"] == ("no timeline was recorded for this launch: launch 3 (cublas_gemm): "
-                                                  "opaque launch (no PTX; measured time only)")
+    assert f"{run['id']}-L3" not in kids and run["options"]["detail"] == [0, 1, 2]
+    c = get(client, f"/api/workload-runs/compare?a={run['id']}&b={run['id']}")     # the opaque launch counts
+    assert c["launches"][3] == {**c["launches"][3], "opaque": True, "a_cycles": 7000, "b_cycles": 7000, "speedup": 1.0}
+    assert c["total"]["a_cycles"] == summ["sim_cycles"] - (rows[2]["sim_cycles"] or 0)
     assert client.delete(f"/api/runs/{run['id']}").status_code == 204
     assert not [c for c in get(client, "/api/runs?children=1") if c.get("parent") == run["id"]]
     assert not list((Path(app.config["DATA_DIR"]) / "runs").glob(f"{run['id']}*.simtrun"))

@@ -52,6 +52,8 @@ def summarize(b) -> dict:
             "labels": [L.label for L in b.launches], "ops": [L.op for L in b.launches],
             "grids": [list(L.grid) for L in b.launches], "kernels": [L.kernel for L in b.launches],
             "hw_cycles": [L.hw_cycles_mean for L in b.launches],
+            "opaque": [L.index for L in b.launches if L.opaque],
+            "gaps_measured": any(L.gap_ns is not None for L in b.launches),
             "hardware": {k: v for k, v in (b.hardware or {}).items() if k != "launches"},
             "bytes": b.total_buffer_bytes}
 
@@ -81,9 +83,18 @@ class _Shallow:
         self.launches = [Launch(index=i, kernel=L["kernel"], ptx=L.get("ptx", ""), grid=tuple(L["grid"]),
                                 block=tuple(L["block"]), shared_bytes=L.get("shared_bytes", 0), args=[],
                                 name=str(L.get("name") or L["kernel"]), op=L.get("op"), module=L.get("module"),
-                                opaque=bool(L.get("opaque")), hw_cycles=list(h.get("cycles") or []))
+                                opaque=bool(L.get("opaque")), hw_cycles=_cycles(L, h), gap_ns=h.get("gap_ns"))
                          for i, (L, h) in enumerate(zip(m["launches"], hw))]
         self.total_buffer_bytes = sum(int(b.get("bytes", 0)) for b in m.get("buffers", []))
+
+
+def _cycles(L: dict, h: dict) -> list:
+    """A launch's measured cycles as the full reader gives them (an opaque launch's own measurement when
+    the hardware section has none)."""
+    c = list(h.get("cycles") or [])
+    if not c and L.get("opaque") and isinstance(L.get("measured"), dict) and L["measured"].get("cycles"):
+        c = [L["measured"]["cycles"]]
+    return c
 
 
 @lru_cache(maxsize=256)

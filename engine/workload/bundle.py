@@ -87,6 +87,9 @@ class Launch:
     opaque: bool = False           # recorded without PTX (an extern library call): measured time only
     hw_cycles: list[float] = field(default_factory=list)
     hw: dict = field(default_factory=dict)
+    measured: dict = field(default_factory=dict)   # an opaque launch's own measurement: ns, cycles, clock_mhz
+    gap_ns: float | None = None    # idle time on the GPU before this launch, as measured (None: not measured)
+    start_ns: float | None = None  # this launch's start after the first launch's start, as measured
 
     @property
     def label(self) -> str:
@@ -156,6 +159,11 @@ class Bundle:
 
     def expect_bytes(self, out: Output) -> bytes:
         return self.path(out.expect).read_bytes()
+
+    @property
+    def gaps_measured(self) -> bool:
+        """Whether the bundle's measurements include the idle gaps between launches (hardware gap_ns)."""
+        return any(L.gap_ns is not None for L in self.launches)
 
     @property
     def total_buffer_bytes(self) -> int:
@@ -368,6 +376,14 @@ def _list(v, where: str) -> list:
     return v
 
 
+def _number(v, where: str, positive: bool = False) -> float:
+    """A finite number >= 0 (> 0 when positive)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or not -1 < v < 1e18 or v < 0 \
+            or (positive and v == 0):
+        raise BundleError(where, f"expected a finite number {'> 0' if positive else '>= 0'}, got {v!r}"[:200])
+    return float(v)
+
+
 def _label(v) -> str | None:
     """An optional label for people: a string (shortened to 200 characters) or None."""
     return v[:200] if isinstance(v, str) and v else None
@@ -491,12 +507,26 @@ def _check(b: Bundle) -> None:
         if not isinstance(cycles, list) or any(isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0
                                                for c in cycles):
             raise BundleError(f"{src}: hardware.launches[{i}].cycles", "expected a list of positive numbers")
+        gap = {k: _number(hw[k], f"{src}: hardware.launches[{i}].{k}") for k in ("gap_ns", "start_ns")
+               if hw.get(k) is not None}
+        measured = {}
+        if raw.get("measured") is not None:
+            if not opaque:
+                raise BundleError(f"{w}.measured", "only an opaque launch carries its own measurement")
+            mraw = _obj(raw["measured"], f"{w}.measured")
+            measured = {k: _number(mraw[k], f"{w}.measured.{k}", positive=True) for k in ("ns", "cycles", "clock_mhz")
+                        if mraw.get(k) is not None}
+            if isinstance(mraw.get("tool"), str):
+                measured["tool"] = mraw["tool"][:300]
+        if opaque and not cycles and measured.get("cycles"):
+            cycles = [measured["cycles"]]           # its own measurement stands in for hardware.launches[i]
         b.launches.append(Launch(
             index=i, kernel=kernel, ptx=ptx if not opaque else (ptx or ""),
             grid=_dim3(raw.get("grid"), f"{w}.grid"), block=_dim3(raw.get("block"), f"{w}.block"),
             shared_bytes=_int(raw.get("shared_bytes", 0), f"{w}.shared_bytes", 0, 1 << 24),
             args=args, name=_label(raw.get("name")) or kernel, op=_label(raw.get("op")), module=_label(raw.get("module")),
-            opaque=opaque, hw_cycles=[float(c) for c in cycles], hw=hw))
+            opaque=opaque, hw_cycles=[float(c) for c in cycles], hw=hw, measured=measured,
+            gap_ns=gap.get("gap_ns"), start_ns=gap.get("start_ns")))
         threads = b.launches[-1].block[0] * b.launches[-1].block[1] * b.launches[-1].block[2]
         if threads > 1024:
             raise BundleError(f"{w}.block", f"{threads} threads per block, more than 1024")

@@ -69,11 +69,29 @@ class LaunchRun:
                      dominant_stall=self.dominant_stall, time_us=st["gpu_tot_sim_time_us"],
                      occupancy_warps_per_sm=st["occupancy_warps_per_sm"],
                      stalls_per_issue=st["stalls_per_issue"])
+        if L.gap_ns is not None:
+            d["gap_ns"] = L.gap_ns
         if L.opaque:
             d["opaque"] = True
+            if L.measured.get("ns"):
+                d["opaque_ns"] = L.measured["ns"]
+            d["note"] = opaque_note(L)
         if self.error:
             d["error"] = self.error
         return d
+
+
+def opaque_note(L: Launch) -> str:
+    """What an opaque launch is, for the table and the JSON."""
+    m = L.measured
+    t = ""
+    if m.get("ns"):
+        t = f"; measured {m['ns'] / 1000:.2f} µs"
+        if m.get("cycles"):
+            t += f" = {m['cycles']:,.0f} cycles at {m.get('clock_mhz', 0):.0f} MHz"
+    elif L.hw_cycles_mean:
+        t = f"; measured {L.hw_cycles_mean:,.0f} cycles"
+    return f"opaque launch (no PTX: {L.name[:100]}): not simulated, its measured time counts in the totals{t}"
 
 
 @dataclass
@@ -97,13 +115,20 @@ class WorkloadResult:
         return all(o.passed for o in self.outputs) and not any(r.error for r in self.launches)
 
     def summary(self) -> dict:
+        """Totals. An opaque launch is not simulated: its measured cycles count in both sim_cycles and
+        hw_cycles (opaque_cycles says how many), never in err_total or mae_launch."""
         timed = [r for r in self.launches if r.sim_cycles is not None]
         both = [r for r in timed if r.hw_cycles]
-        sim = sum(r.sim_cycles for r in timed) if timed else None
+        opaque = [r for r in self.launches if r.launch.opaque]
+        opaque_cycles = sum(r.hw_cycles or 0 for r in opaque)
+        sim = sum(r.sim_cycles for r in timed) + round(opaque_cycles) if timed else None
         hw_all = [r.hw_cycles for r in self.launches if r.hw_cycles]
         s_both, h_both = sum(r.sim_cycles for r in both), sum(r.hw_cycles for r in both)
+        gaps = [r.launch.gap_ns for r in self.launches if r.launch.gap_ns is not None]
         return {"launches": len(self.launches), "timed": len(timed),
                 "errors": sum(1 for r in self.launches if r.error),
+                "opaque": len(opaque), "opaque_cycles": opaque_cycles if opaque else None,
+                "gaps_ns": sum(gaps) if gaps else None,
                 "sim_cycles": sim, "hw_cycles": sum(hw_all) if hw_all else None,
                 "err_total": (s_both - h_both) / h_both if both else None,
                 "mae_launch": float(np.mean([abs(r.err) for r in both])) if both else None,
@@ -177,7 +202,7 @@ class WorkloadRunner:
     def _prepare(self, L: Launch) -> _Prepared:
         where = f"launch {L.index} ({L.kernel})"
         if L.opaque:
-            return _Prepared(None, [], f"{where}: opaque launch (no PTX; measured time only)")
+            return _Prepared(None, [])                   # not simulated (run_workload skips it)
         mod = self._module(L.ptx)
         if mod is None:
             return _Prepared(None, [], f"{where}: {self.module_errors[L.ptx]}")
@@ -258,15 +283,22 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
     runs: list[LaunchRun] = []
     try:
         for L, prep in zip(bundle.launches, runner.prepared):
-            run = LaunchRun(L, L.index in timed)
+            run = LaunchRun(L, L.index in timed and not L.opaque)
             runs.append(run)
-            if prep.error:
+            if L.opaque:
+                pass                                     # measured time only: nothing to simulate
+            elif prep.error:
                 run.error = prep.error
             else:
                 _run_one(run, prep, dev, sim, sink_for, max_warp_insts)
             if progress:
                 progress(L.index, n, run)
         outputs = runner.check_outputs()
+        if any(L.opaque for L in bundle.launches):
+            for o in outputs:
+                if not o.passed:
+                    o.message = "; ".join(x for x in (o.message, "the bundle has opaque launches (not simulated): "
+                                                      "what they wrote after a buffer's first use is missing") if x)
     finally:
         for a in list(runner.addr.values()) + runner.scratch:
             dev.free(a)
@@ -303,7 +335,7 @@ def format_table(res: WorkloadResult) -> str:
         L = r.launch
         grid = "x".join(str(g) for g in L.grid if g > 1) or "1"
         label = (L.label if len(L.label) <= 38 else L.label[:35] + "...")
-        sim = f"{r.sim_cycles:9,d}" if r.sim_cycles is not None else f"{'-':>9s}"
+        sim = f"{r.sim_cycles:9,d}" if r.sim_cycles is not None else f"{'opaque' if L.opaque else '-':>9s}"
         hw = f"{r.hw_cycles:9,.0f}" if r.hw_cycles else f"{'-':>9s}"
         err = f"{100 * r.err:+6.1f}%" if r.err is not None else f"{'':>7s}"
         if r.stats:
@@ -313,16 +345,24 @@ def format_table(res: WorkloadResult) -> str:
         else:
             extra = f"{'':6s} {'':8s} {'':6s}"
         lines.append(f"{L.index:3d} {label:38s} {grid:>12s} {r.warp_insts:11,d} {sim} {hw} {err} {extra}")
+        if L.opaque:
+            lines.append(f"    {opaque_note(L)}")
         if r.error:
             lines.append(f"    error: {r.error}")
     s = res.summary()
     tot = (f"total: {s['launches']} launches, {s['timed']} timed, {s['warp_insts']:,d} warp insts")
     if s["sim_cycles"] is not None:
-        tot += f", sim {s['sim_cycles']:,d} cycles"
+        tot += f", sim {s['sim_cycles']:,.0f} cycles"
+        if s["opaque"]:
+            tot += f" (incl. {s['opaque']} opaque launch(es): {s['opaque_cycles'] or 0:,.0f} measured cycles)"
+    elif s["opaque"]:
+        tot += f", {s['opaque']} opaque launch(es) not simulated"
     if s["hw_cycles"]:
         tot += f", hw {s['hw_cycles']:,.0f} cycles"
     if s["err_total"] is not None:
         tot += f", error {100 * s['err_total']:+.1f}% total, MAE {100 * s['mae_launch']:.1f}% per launch"
+    if s["gaps_ns"] is not None:
+        tot += f", measured gaps between launches {s['gaps_ns'] / 1000:,.1f} µs"
     lines.append(tot)
     for o in res.outputs:
         lines.append(f"output {o.output.buffer} {o.output.dtype}{list(o.output.shape)}: "

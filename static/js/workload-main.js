@@ -61,7 +61,9 @@ function head() {
   const prog = live && progress ? `<progress value="${progress.launch}" max="${progress.launches}"></progress>
       <span data-testid="wl-progress">launch ${Math.min(progress.launch + 1, progress.launches)} of ${progress.launches} simulating${progress.ctas_total ? ` (${exact(progress.ctas_done)}/${exact(progress.ctas_total)} CTAs)` : ''} · ${exact(progress.cycle || 0)} cycles so far</span>` : '';
   const facts = [];
-  if (s.sim_cycles) facts.push(`<b>${exact(s.sim_cycles)}</b> simulated cycles`);
+  if (s.sim_cycles) facts.push(s.opaque ? `<b>${exact(s.sim_cycles)}</b> cycles (simulated, plus the measured time of opaque launches)` : `<b>${exact(s.sim_cycles)}</b> simulated cycles`);
+  if (s.opaque) facts.push(`<span data-testid="wl-opaque">${s.opaque} opaque launch${s.opaque > 1 ? 'es' : ''} (no PTX, not simulated): ${exact(Math.round(s.opaque_cycles || 0))} measured cycles counted in the totals</span>`);
+  if (s.gaps_ns) facts.push(`${(s.gaps_ns / 1000).toFixed(1)} µs of measured gaps between launches`);
   if (s.hw_cycles) facts.push(`H200 <b>${exact(s.hw_cycles)}</b> cycles`);
   if (s.err_total !== null && s.err_total !== undefined) facts.push(`error ${signedPct(s.err_total)} total, ${pct(s.mae_launch)} mean per launch`);
   if (s.warp_insts) facts.push(`${exact(s.warp_insts)} warp instructions`);
@@ -93,8 +95,13 @@ function render() {
     lanes.push({ name: `B · ${[b.config, ...b.overrides].join(' ')}`, rows: rows.map((r) => ({ ...r })), key: 'b_cycles', kind: 'sim' });
   }
   timeline.selected = state.selected;
-  timeline.set(lanes);
-  $('#wl-axis-note').textContent = 'launches end to end in stream order (the bundle records no host gaps between them); each span includes its launch overhead';
+  const clock = state.data.workload.clock_mhz || null;
+  const gaps = rows.some((r) => r.gap_ns !== undefined && r.gap_ns !== null);
+  timeline.set(lanes, gaps ? clock : null);
+  const notes = [gaps && clock ? `launches in stream order with the idle gaps between them as measured on the GPU (dashed; CUDA events around a back-to-back replay), at ${clock} MHz`
+    : 'gaps not measured: launches end to end in stream order (the bundle records no gaps between them)', 'each span includes its launch overhead'];
+  if (rows.some((r) => r.opaque)) notes.push('hatched: opaque launches (no PTX, not simulated) drawn with their measured time');
+  $('#wl-axis-note').textContent = notes.join('; ');
   $('#wl-group').innerHTML = layered ? `rows: <label><input type="radio" name="grp" value="launch"${state.group ? '' : ' checked'}> launches</label>
     <label><input type="radio" name="grp" value="layer" data-testid="group-layer"${state.group ? ' checked' : ''}> layers (launches with one label summed)</label>` : '';
   table.render(sorted, state.sort, !!state.compare, state.group ? null : state.selected);

@@ -84,7 +84,8 @@ def test_workload_page_draws_the_launches_and_the_table(page, server, cnn_runs, 
     starts = [0]
     for r in data[:-1]:
         starts.append(starts[-1] + r["sim_cycles"])
-    assert [s["start"] for s in sim] == starts
+    assert [s["start"] for s in sim] == starts                # the examples carry no measured gaps: end to end
+    expect(page.locator("#wl-axis-note")).to_contain_text("gaps not measured: launches end to end")
     px_per_cycle = (sim[-1]["xb"] - sim[0]["xa"]) / sum(r["sim_cycles"] for r in data)
     for s in sim:
         assert s["xb"] - s["xa"] == pytest.approx(s["len"] * px_per_cycle, abs=0.01)
@@ -211,3 +212,106 @@ def test_a_zoo_model_by_layer(page, server, shot):
     tot = {lab: sum(d["sim_cycles"] for d in data if d["label"] == lab) for lab in labels}
     assert [r["cells"][i_label].split(" ")[0] for r in table_rows(page)] == sorted(labels, key=lambda k: -tot[k])
     shot(page, "lenet-layers")
+
+
+def opaque_gap_bundle(path: Path) -> Path:
+    """Four saxpy launches with an opaque (extern, no PTX) GEMM in the middle, and measured idle gaps before
+    launches 1 and 4 (hardware gap_ns, as capture/measure.py writes them)."""
+    import numpy as np
+    from engine.workload.writer import BundleWriter
+    from tests.test_workload import SAXPY_PTX
+    n, a = 4096, 0.5
+    x, y = np.linspace(-1, 1, n, dtype=np.float32), np.ones(n, np.float32)
+    w = BundleWriter("saxpy_opaque_gaps", description="saxpy x4 around an extern GEMM, with measured gaps")
+    w.buffer("x", data=x.tobytes(), role="input")
+    w.buffer("y", data=y.tobytes(), role="output")
+    p = w.ptx("saxpy", SAXPY_PTX)
+    args = [w.value(n, "s32"), w.value(a, "f32"), w.ptr("x"), w.ptr("y")]
+    for i in range(4):
+        if i == 2:
+            w.launch("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_cublas", None, grid=(66,), block=(384,),
+                     shared_bytes=0, args=[], name="sm90_xmma_gemm_f16f16_cublas", op="mm", module="fc1", opaque=True,
+                     measured={"ns": 3030.3, "cycles": 6000, "clock_mhz": 1980.0, "tool": "test"})
+        w.launch("saxpy", p, grid=(n // 256,), block=(256,), shared_bytes=0, args=args, name=f"step{i}", op="saxpy")
+    w.output("y", "f32", (n,), (y + 4 * a * x).astype(np.float32).tobytes(), tol=1e-6)
+    w.hardware({"device": "NVIDIA H200", "gaps_tool": "test"},
+               [{"cycles": [4000], "gap_ns": 0.0}, {"cycles": [4100], "gap_ns": 1500.0}, {"opaque": True},
+                {"cycles": [4000]}, {"cycles": [3900], "gap_ns": 800.0}])
+    return w.save(path)
+
+
+def test_opaque_launches_and_measured_gaps_on_the_workload_page(page, server, tmp_path, shot):
+    dest = opaque_gap_bundle(tmp_path / "saxpy_opaque_gaps.zip")
+    with open(dest, "rb") as f:
+        up = server.post("/api/bundles", files={"bundle": ("saxpy_opaque_gaps.zip", f)})
+    assert up.status_code == 201, up.text
+    wid = up.json()["workloads"][0]["id"]
+    r = server.post("/api/runs", json={"workload": wid, "config": "h200", "name": "opaque and gaps"})
+    assert r.status_code == 201, r.text
+    run = wait_done(server.get, r.json()["id"], timeout=300)
+    assert run["status"] == "done" and not run["message"], run
+    wl = server.get(f"/api/workload-runs/{run['id']}")["workload"]
+    data, clock = wl["launches"], wl["clock_mhz"]
+    assert [d.get("opaque", False) for d in data] == [False, False, True, False, False] and clock == 1980
+    assert wl["summary"]["opaque_cycles"] == 6000 and wl["summary"]["gaps_ns"] == 2300
+    page.goto(f"{server.url}/workload?run={run['id']}")
+    expect(page.locator("[data-testid=wl-status]")).to_have_text("done")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    # the head counts the opaque launch's measured time in the totals
+    expect(page.locator("[data-testid=wl-opaque]")).to_have_text(
+        "1 opaque launch (no PTX, not simulated): 6,000 measured cycles counted in the totals")
+    expect(page.locator("#wl-axis-note")).to_contain_text("idle gaps between them as measured on the GPU")
+    expect(page.locator("#wl-axis-note")).to_contain_text("hatched: opaque launches")
+    spans = page.evaluate("""() => window.__simtscopeWorkload.timeline.spans.map((s) => ({lane: s.lane.kind,
+        index: s.row.index, start: s.start, len: s.len, xa: s.xa, xb: s.xb, gap: !!s.gap, opaque: !!s.opaque}))""")
+    for lane, key in (("sim", "sim_cycles"), ("hw", "hw_cycles")):
+        ss = [s for s in spans if s["lane"] == lane]
+        # each lane: gap before 1 and 4 (ns at the run's clock), the launches in order; the opaque GEMM hatched
+        # with its measured cycles in the simulated lane too
+        assert [(s["index"], s["gap"]) for s in ss] == [(0, False), (1, True), (1, False), (2, False), (3, False),
+                                                         (4, True), (4, False)]
+        want, c = [], 0.0
+        for d in data:
+            g = (d.get("gap_ns") or 0) * clock / 1000
+            if g:
+                want.append((c, g))
+                c += g
+            v = d[key] or d["hw_cycles"]
+            want.append((c, v))
+            c += v
+        assert [(s["start"], s["len"]) for s in ss] == [pytest.approx(w) for w in want]
+        assert [s["opaque"] for s in ss if not s["gap"]] == [False, False, lane == "sim", False, False]
+    gap = next(s for s in spans if s["gap"] and s["index"] == 1)
+    assert gap["xb"] - gap["xa"] > 20                      # visible at this width
+    # the table marks the opaque launch: no simulated cycles, its measured time, a note, no timeline
+    rows = table_rows(page)
+    i_cyc, i_hw = header_index(page, "sim cycles"), header_index(page, "H200 cycles")
+    assert [r["cells"][i_cyc] for r in rows] == [f"{d['sim_cycles']:,}" if d["sim_cycles"] else "opaque" for d in data]
+    assert rows[2]["cells"][i_hw] == "6,000" and rows[2]["cells"][-1] == "not simulated"
+    expect(page.locator("[data-testid=layer-table] tr.err-row")).to_have_text(
+        "opaque launch (no PTX: sm90_xmma_gemm_f16f16_cublas): not simulated, its measured time counts in the totals; "
+        "measured 3.03 µs = 6,000 cycles at 1980 MHz")
+    # hovering the gap says what it is
+    tl = page.evaluate("() => { const b = window.__simtscopeWorkload.timeline.canvas.getBoundingClientRect(); return [b.left, b.top]; }")
+    g = next(s for s in page.evaluate("() => window.__simtscopeWorkload.timeline.spans.map((s) => ({gap: !!s.gap, "
+                                      "index: s.row.index, xa: s.xa, xb: s.xb, y: s.y, h: s.h}))") if s["gap"] and s["index"] == 1)
+    page.mouse.move(tl[0] + (g["xa"] + g["xb"]) / 2, tl[1] + g["y"] + g["h"] / 2)
+    expect(page.locator("#wl-timeline .tooltip")).to_contain_text("idle gap before launch #1")
+    expect(page.locator("#wl-timeline .tooltip")).to_contain_text("1.50 µs = 2,970 cycles at 1980 MHz")
+    shot(page, "opaque-and-gaps")
+    # compared with the same bundle on slower DRAM: the opaque launch keeps its measured time on both sides
+    r = server.post("/api/runs", json={"workload": wid, "config": "h200", "name": "opaque slow dram", "launches": "none",
+                                       "overrides": ["dram.bandwidth_gbps=1200"]})
+    assert r.status_code == 201, r.text
+    assert wait_done(server.get, r.json()["id"], timeout=300)["status"] == "done"
+    page.reload()
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    page.select_option("[data-testid=wl-compare]", r.json()["id"])
+    expect(page.locator("[data-testid=wl-speedup]")).to_be_visible()
+    i_sp = header_index(page, "speed-up")
+    assert table_rows(page)[2]["cells"][i_sp] == "opaque"
+    b = page.evaluate("""() => window.__simtscopeWorkload.timeline.spans.filter((s) => s.lane.key === 'b_cycles' && !s.gap)
+        .map((s) => ({index: s.row.index, len: s.len, opaque: !!s.opaque}))""")
+    assert [(x["index"], x["opaque"]) for x in b] == [(0, False), (1, False), (2, True), (3, False), (4, False)]
+    assert b[2]["len"] == 6000
+    shot(page, "opaque-compare")

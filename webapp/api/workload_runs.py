@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request
@@ -56,7 +57,8 @@ def create_workload_run(svc, wid: str, body: dict, config: str, overrides: list[
     if desc is None:
         raise ApiError(f"unknown workload {wid!r}", 404)
     n = desc["launches"]
-    detail = parse_detail(body.get("launches"), n)
+    opaque = set(desc.get("opaque") or [])
+    detail = [i for i in parse_detail(body.get("launches"), n) if i not in opaque]   # not simulated: no timeline
     if level == "off" and detail:
         raise ApiError("recording 'off' records no timeline: choose summary or full for the detailed launches, "
                        "or no launches")
@@ -68,6 +70,16 @@ def create_workload_run(svc, wid: str, body: dict, config: str, overrides: list[
                            interval, parent=run["id"], options={"launch": i}, rid=f"{run['id']}-L{i}")
     svc.jobs.submit(run["id"])
     return run
+
+
+@lru_cache(maxsize=64)
+def _clock_mhz(config: str, overrides: tuple) -> float | None:
+    """The run's SM clock (measured gaps in ns are drawn in cycles at it); None when the config is gone."""
+    from engine.config import load_config
+    try:
+        return float(load_config(config, list(overrides)).to_dict()["gpu"]["sm_clock_mhz"])
+    except Exception:                      # noqa: BLE001 - a deleted or unreadable config: gaps stay in ns
+        return None
 
 
 def _workload(run_id: str) -> dict:
@@ -86,6 +98,7 @@ def _workload(run_id: str) -> dict:
             raise ApiError(f"run {run_id}: cannot read its workload run file ({e})", 500) from None
     children = {c["id"]: svc.cat.sync_run(c["id"]) for c in svc.cat.child_runs(run_id)}
     wl = meta.get("workload") or {"launches": [], "detail": run["options"].get("detail", [])}
+    wl.setdefault("clock_mhz", _clock_mhz(run["config"], tuple(run.get("overrides") or ())))
     for row in wl["launches"]:
         c = children.get(row.get("child"))
         if c is not None:
@@ -113,10 +126,13 @@ def compare():
                        f"({a['workload'].get('name')}, {b['workload'].get('name')}): compare runs of one bundle")
     rows = []
     for x, y in zip(la, lb):
-        ca, cb = x.get("sim_cycles"), y.get("sim_cycles")
+        # an opaque launch is not simulated: its measured time stands in on both sides (speed-up 1)
+        ca = x.get("sim_cycles") or (x.get("hw_cycles") if x.get("opaque") else None)
+        cb = y.get("sim_cycles") or (y.get("hw_cycles") if y.get("opaque") else None)
         rows.append({"index": x["index"], "label": x.get("label"), "kernel": x.get("kernel"),
                      "a_cycles": ca, "b_cycles": cb, "speedup": (ca / cb) if ca and cb else None,
-                     "a_bound": x.get("bound"), "b_bound": y.get("bound")})
+                     "a_bound": x.get("bound"), "b_bound": y.get("bound"),
+                     **({"opaque": True} if x.get("opaque") else {})})
     ta = sum(r["a_cycles"] or 0 for r in rows)
     tb = sum(r["b_cycles"] or 0 for r in rows)
     return jsonify({"a": a["run"], "b": b["run"], "launches": rows,

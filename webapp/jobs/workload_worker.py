@@ -32,7 +32,9 @@ def run_job(job: dict) -> None:
             from webapp.bundles import summarize
             pending = [{"index": L.index, "name": L.name, "kernel": L.kernel, "label": L.label, "op": L.op,
                         "grid": list(L.grid), "block": list(L.block), "hw_cycles": L.hw_cycles_mean,
-                        "pending": True, **({"child": children[L.index]["id"]} if L.index in children else {})}
+                        "pending": True, **({"child": children[L.index]["id"]} if L.index in children else {}),
+                        **({"gap_ns": L.gap_ns} if L.gap_ns is not None else {}),
+                        **({"opaque": True} if L.opaque else {})}
                        for L in b.launches]
             summ = summarize(b)
             writer = WorkloadRunWriter(job["path"], job["info"], {
@@ -63,8 +65,9 @@ def run_job(job: dict) -> None:
                     row["child"] = children[i]["id"]
                     s = sinks.pop(i, None)
                     if s is None:                        # never launched (it did not load, or is opaque)
+                        why = run.error or (row.get("note") if run.launch.opaque else "it was not simulated")
                         RunWriter(children[i]["path"], child_info(run, children[i])).fail(
-                            f"no timeline was recorded for this launch: {run.error}")
+                            f"no timeline was recorded for this launch: {why}")
                     elif not s.closed:                   # the launch raised before its recording ended
                         s.fail(run.error or "the launch ended without finishing its recording")
                 writer.launch(i, row)

@@ -1,7 +1,7 @@
 """`simtscope capture`: a model's forward pass as a gpu-workload/1 bundle (run on a GPU machine).
 
     simtscope capture --model workloads/zoo/models.py:resnet18_b1_224_fp16 --synthetic-params \
-        --out workloads/zoo/resnet18_b1_224_fp16.tar.xz [--measure]
+        --out workloads/zoo/resnet18_b1_224_fp16.tar.xz [--measure] [--allow-opaque] [--inductor KEY=VALUE]
 
 --model is `module:function` or `path/to/file.py:function`; the function returns (model, inputs).
 """
@@ -30,13 +30,14 @@ def load_builder(spec: str):
 
 
 def cmd_capture(a) -> int:
-    from .torch_capture import CaptureError, capture
-    build = load_builder(a.model)
+    from .torch_capture import CaptureError, capture, parse_inductor
     name = a.name or a.model.rpartition(":")[2]
     out = a.out or f"{name}.tar.xz"
     try:
+        inductor = parse_inductor(a.inductor)
+        build = load_builder(a.model)
         capture(build, out, name, description=a.description or "", synthetic_params=a.synthetic_params,
-                allow_opaque=a.allow_opaque)
+                allow_opaque=a.allow_opaque, inductor=inductor)
     except CaptureError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -54,6 +55,11 @@ def add_parser(sub) -> None:
     c.add_argument("--description")
     c.add_argument("--synthetic-params", action="store_true",
                    help="parameters and inputs from the seeded generator (the bundle stores seeds)")
-    c.add_argument("--allow-opaque", action="store_true", help="do not refuse extern library calls")
+    c.add_argument("--allow-opaque", action="store_true",
+                   help="capture extern library calls (cuBLAS, cuDNN, flash attention, aten fallbacks) as opaque "
+                        "launches carrying only their measured time (the recorded pass runs under torch.profiler)")
+    c.add_argument("--inductor", action="append", metavar="KEY=VALUE",
+                   help="a torch._inductor.config setting applied after capture's own (repeatable), e.g. "
+                        "max_autotune_gemm_backends=ATEN with --allow-opaque: GEMMs stay cuBLAS, as opaque launches")
     c.add_argument("--measure", action="store_true", help="then measure per-launch CUDA-event time and ncu cycles")
     c.set_defaults(fn=cmd_capture)

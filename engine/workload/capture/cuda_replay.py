@@ -179,7 +179,46 @@ def replay(path: str, repeat: int = 1, events: int = 0) -> dict:
                     drv.check(drv.cu.cuEventElapsedTime(ctypes.byref(t), ev0, ev1), "cuEventElapsedTime")
                     ms.append(t.value)
                 times.append(float(np.median(ms)) * 1e6)
-        return {"bundle": b.name, "launches": len(b.launches), "outputs": checks, "event_ns": times}
+        starts = []
+        if events:
+            starts = sequence_starts(drv, plan, max(3, min(events, 10)))
+        return {"bundle": b.name, "launches": len(b.launches), "outputs": checks, "event_ns": times,
+                "start_ns": starts}
+
+
+def sequence_starts(drv: Driver, plan: list, repeats: int) -> list[float | None]:
+    """The launches back to back as a stream runs them, a CUDA event recorded before each and after the
+    last: per launch, the median time of its event after the first launch's (None for an opaque launch,
+    which this replay cannot run), plus one last entry for the end of the last launch. measure.gaps()
+    turns these and the launches' own event times into the idle gaps between launches."""
+    n = len(plan)
+    evs = []
+    for _ in range(n + 1):
+        e = ctypes.c_void_p()
+        drv.check(drv.cu.cuEventCreate(ctypes.byref(e), 0), "cuEventCreate")
+        evs.append(e)
+    runs = []
+    for _ in range(repeats):
+        drv.sync()
+        for i, p in enumerate(plan):
+            if p is None:
+                continue
+            drv.check(drv.cu.cuEventRecord(evs[i], None), "cuEventRecord")
+            f, L, params = p
+            drv.launch(f, L.grid, L.block, L.shared_bytes, params)
+        drv.check(drv.cu.cuEventRecord(evs[n], None), "cuEventRecord")
+        drv.check(drv.cu.cuEventSynchronize(evs[n]), "cuEventSynchronize")
+        first = next((i for i, p in enumerate(plan) if p is not None), n)
+        row = []
+        for i in range(n + 1):
+            if i < n and plan[i] is None:
+                row.append(None)
+                continue
+            t = ctypes.c_float()
+            drv.check(drv.cu.cuEventElapsedTime(ctypes.byref(t), evs[first], evs[i]), "cuEventElapsedTime")
+            row.append(t.value * 1e6)
+        runs.append(row)
+    return [None if runs[0][i] is None else float(np.median([r[i] for r in runs])) for i in range(n + 1)]
 
 
 def main(argv=None) -> int:

@@ -80,3 +80,34 @@ def extern_calls(code: str) -> list[str]:
     """Calls in the generated code that run a library kernel (no PTX): extern_kernels.mm, flash attention."""
     body = code.split("def call(", 1)[1] if "def call(" in code else code
     return [m.group(1) for m in _EXTERN_RE.finditer(body)]
+
+
+_CALL_RE = re.compile(r"^\s*(?:[\w, ]+=\s*)?(?P<c>extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\(")
+
+
+def extern_sites(code: str, modules: dict[str, str]) -> list[dict]:
+    """Every call in the generated `call()` that runs a kernel without PTX (extern_kernels.mm, an aten
+    fallback), in call order: {"call", "after" (how many Triton kernel calls come before it), "module",
+    "op", "nodes"}. opaque.place_opaque labels the profiler's non-Triton kernels with these."""
+    body = code.split("def call(", 1)[1] if "def call(" in code else code
+    out: list[dict] = []
+    pending, n_triton = None, 0
+    for line in body.splitlines():
+        m = _SRC_RE.search(line)
+        if m:
+            pending = m
+            continue
+        if _RUN_RE.match(line):
+            n_triton += 1
+            pending = None
+            continue
+        c = _CALL_RE.match(line)
+        if c:
+            nodes = [n.strip() for n in pending.group("nodes").split(",") if n.strip()] if pending else []
+            aten = [a.strip().removeprefix("aten.") for a in pending.group("aten").split(",") if a.strip()] \
+                if pending else []
+            paths = [modules[n] for n in nodes if modules.get(n)]
+            out.append({"call": c.group("c"), "after": n_triton, "module": paths[-1] if paths else None,
+                        "op": "+".join(dict.fromkeys(aten)) or None, "nodes": nodes})
+            pending = None
+    return out

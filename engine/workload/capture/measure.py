@@ -2,7 +2,8 @@
 
     python -m engine.workload.capture.measure BUNDLE... [--ncu PATH] [--repeat 2] [--events 20]
 
-CUDA-event time of each launch always (cuda_replay --events); Nsight Compute's gpc__cycles_elapsed.max and
+CUDA-event time of each launch always (cuda_replay --events), and the idle gaps between launches from a
+back-to-back replay with an event before each launch (gaps(); keys start_ns and gap_ns); Nsight Compute's gpc__cycles_elapsed.max and
 friends when `ncu` is found, measured over a replay of the bundle itself (--clock-control none
 --cache-control all --replay-mode kernel), so the numbers belong to exactly the bundle's bytes.
 """
@@ -68,12 +69,47 @@ def ncu_measure(bundle: str, ncu: str, repeat: int) -> list[list[dict]]:
     return per
 
 
-def hardware_section(device: str, ncu_rows, event_ns, ncu_version: str | None) -> dict:
+def gaps(event_ns: list, start_ns: list) -> list[dict]:
+    """Per launch {"start_ns", "gap_ns"} from a back-to-back replay (cuda_replay.sequence_starts: the start
+    of each launch after the first one's, and the end) and each launch's own event time: the gap before
+    launch i is its start minus the end of launch i-1 (that launch's start + its own time), floored at 0.
+    Launch 0 has gap 0. An opaque launch (not replayed) and the launch after it get no values."""
+    n = len(event_ns)
+    if len(start_ns) != n + 1:
+        return [{} for _ in range(n)]
+    out = []
+    for i in range(n):
+        d: dict = {}
+        if start_ns[i] is not None and event_ns[i] is not None:
+            d["start_ns"] = round(start_ns[i], 1)
+            if i == 0:
+                d["gap_ns"] = 0.0
+            elif start_ns[i - 1] is not None and event_ns[i - 1] is not None:
+                d["gap_ns"] = round(max(0.0, start_ns[i] - start_ns[i - 1] - event_ns[i - 1]), 1)
+        out.append(d)
+    return out
+
+
+GAPS_TOOL = ("CUDA events before each launch of a back-to-back driver-API replay (ctypes host loop), median of "
+             "repeats; gap = start - previous start - previous launch's own event time, floored at 0")
+
+
+def hardware_section(device: str, ncu_rows, event_ns, ncu_version: str | None, opaque: list[bool] | None = None,
+                     start_ns: list | None = None) -> dict:
+    """The bundle's `hardware` section: one entry per launch. ncu_rows has one list per replayed (not
+    opaque) launch, in order; an opaque launch's entry is {"opaque": true} (its time is its own `measured`)."""
+    opaque = opaque or [False] * len(event_ns)
+    gap = gaps(event_ns, start_ns) if start_ns else [{} for _ in event_ns]
     launches = []
+    k = -1
     for i, ns in enumerate(event_ns):
+        if opaque[i]:
+            launches.append({"opaque": True})
+            continue
+        k += 1
         d: dict = {}
         if ncu_rows:
-            rows = ncu_rows[i]
+            rows = ncu_rows[k]
             d["cycles"] = [r["gpc__cycles_elapsed.max"] for r in rows if r["gpc__cycles_elapsed.max"]]
             first = rows[0]
             d["ns"] = first["gpu__time_duration.sum"]
@@ -83,9 +119,13 @@ def hardware_section(device: str, ncu_rows, event_ns, ncu_version: str | None) -
             d["l2_hit_rate"] = hr / 100.0 if hr is not None else None
         if ns is not None:
             d["event_ns"] = ns
+        d.update(gap[i])
         launches.append(d)
     tool = (f"Nsight Compute {ncu_version}, " + " ".join(NCU_FLAGS)) if ncu_rows else "CUDA events (median)"
-    return {"device": device, "tool": tool, "launches": launches}
+    out = {"device": device, "tool": tool, "launches": launches}
+    if any("gap_ns" in d for d in launches):
+        out["gaps_tool"] = GAPS_TOOL
+    return out
 
 
 def rewrite_manifest(path: Path, update) -> None:
@@ -131,7 +171,9 @@ def main(argv=None) -> int:
         print(f"{path}: replay outputs {'bit-exact' if not bad else bad}", flush=True)
         rows = ncu_measure(path, a.ncu, a.repeat) if a.ncu else None
         device = a.device_name or "NVIDIA GPU"
-        hw = hardware_section(device, rows, rep["event_ns"], ver)
+        with open_bundle(path) as b:
+            opaque = [L.opaque for L in b.launches]
+        hw = hardware_section(device, rows, rep["event_ns"], ver, opaque, rep.get("start_ns"))
         rewrite_manifest(Path(path), lambda m: {**m, "hardware": hw})
         print(f"{path}: {[L.get('cycles') for L in hw['launches']]}", flush=True)
     return 0

@@ -10,7 +10,9 @@ static launcher); one warm pass compiles and autotunes, then one pass is recorde
 buffer's bytes before its first use (zeros stored as a fill, synthetic parameters as the generator's seed),
 the outputs, and a label per launch from Inductor's generated code (the module path, e.g. layer1.0.conv1,
 and the aten ops it fuses). A model whose compiled code calls an extern library (cuBLAS, cuDNN, flash
-attention) is refused with the op named and the setting that avoids it.
+attention) is refused with the op named and the setting that avoids it; with allow_opaque it is captured,
+the recorded pass runs under torch.profiler and every kernel that did not go through Triton's launcher is
+written as an opaque launch carrying its measured time (opaque.py).
 """
 from __future__ import annotations
 
@@ -41,8 +43,10 @@ class CaptureError(RuntimeError):
     """The model cannot be captured as asked: names the op, launch or setting."""
 
 
-def configure_inductor(cache_dir: str) -> dict:
-    """Inductor settings that make every kernel a Triton kernel launched through Triton's launcher."""
+def configure_inductor(cache_dir: str, overrides: dict | None = None) -> dict:
+    """Inductor settings that make every kernel a Triton kernel launched through Triton's launcher, then
+    `overrides` (`--inductor KEY=VALUE`, e.g. max_autotune_gemm_backends=ATEN with --allow-opaque to keep
+    cuBLAS GEMMs as opaque launches). Returns what was applied."""
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
     os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
     os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
@@ -67,7 +71,26 @@ def configure_inductor(cache_dir: str) -> dict:
             if hasattr(ic.triton, k):
                 setattr(ic.triton, k, v)
                 applied[f"triton.{k}"] = v
+    for k, v in (overrides or {}).items():
+        obj, _, attr = ("triton." + k[7:] if k.startswith("triton.") else k).rpartition(".")
+        target = ic.triton if obj == "triton" else ic
+        if obj not in ("", "triton") or not hasattr(target, attr):
+            raise CaptureError(f"--inductor {k}: torch._inductor.config has no setting {k}")
+        setattr(target, attr, v)
+        applied[k] = v
     return applied
+
+
+def parse_inductor(items: list[str] | None) -> dict:
+    """`--inductor KEY=VALUE` items -> {key: value}; true/false become booleans, integers integers."""
+    out = {}
+    for it in items or []:
+        k, eq, v = it.partition("=")
+        if not eq or not k.strip():
+            raise CaptureError(f"--inductor {it!r}: expected KEY=VALUE")
+        v = v.strip()
+        out[k.strip()] = {"true": True, "false": False}.get(v.lower(), int(v) if v.lstrip("-").isdigit() else v)
+    return out
 
 
 def _storage_bytes(st) -> bytes:
@@ -181,12 +204,13 @@ def _leaves(out):
 
 
 def capture(build, dest: str | Path, name: str, description: str = "", synthetic_params: bool = False,
-            allow_opaque: bool = False, log=print, labels_only: bool = False) -> dict:
+            allow_opaque: bool = False, log=print, labels_only: bool = False, inductor: dict | None = None) -> dict:
     """Compile, warm up, record one forward pass, write the bundle to `dest`; returns a summary dict.
-    labels_only: stop after compiling and return {"call_sites": [...]} (relabel.py uses it)."""
+    labels_only: stop after compiling and return {"call_sites": [...]} (relabel.py uses it); inductor:
+    settings applied after ours (configure_inductor)."""
     import tempfile
     cache = tempfile.mkdtemp(prefix="simtscope-inductor-")
-    applied = configure_inductor(cache)
+    applied = configure_inductor(cache, inductor)
     import torch
     import triton
     hooks.install()
@@ -237,11 +261,21 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
             "by": "simtscope capture", "inductor": {k: v for k, v in applied.items()}},
             **({"synthetic": True} if synthetic_params else {}))
         rec = Recorder(w, names, synthetic)
-        with hooks.recording(rec):
-            out = compiled(*inputs)
-            torch.cuda.synchronize()
-    label_launches(w.manifest["launches"], sites)
-    w.files["output_code.py"] = code.encode()               # Inductor's generated code, for people
+
+        def one_pass():
+            with hooks.recording(rec):
+                res = compiled(*inputs)
+                torch.cuda.synchronize()
+            return res
+        if allow_opaque:                                    # the GPU's own list of kernels, for the opaque ones
+            from .opaque import profile_pass, sm_clock_mhz
+            out, trace = profile_pass(one_pass)
+            clock = sm_clock_mhz()
+        else:
+            out, trace, clock = one_pass(), None, (None, "")
+    opaque = finish_launches(w, code, sites, mods, trace, clock) if allow_opaque else 0
+    if allow_opaque:
+        log(f"  {opaque} opaque launch(es) recorded (measured time only)")
     outs = _leaves(out)
     eager_outs = _leaves(eager)
     max_rel = 0.0
@@ -269,9 +303,32 @@ def capture(build, dest: str | Path, name: str, description: str = "", synthetic
                "modules": len({L["ptx"] for L in w.manifest["launches"]}), "externs": sorted(set(externs)),
                "compiled_vs_eager": max_rel, "compile_s": round(t_compile, 1),
                "total_s": round(time.time() - t0, 1), "zeroed_free_bytes": zeroed, "bundle_bytes": Path(path).stat().st_size
-               if Path(path).is_file() else None, **rec.stats}
+               if Path(path).is_file() else None, "opaque_launches": opaque, **rec.stats}
     log(f"{name}: {summary}")
     return summary
+
+
+def finish_launches(w: BundleWriter, code: str, sites: list[dict], mods: dict[str, str], trace=None,
+                    clock: tuple[float | None, str] = (None, "")) -> int:
+    """After the recorded pass: label the Triton launches per call site, store Inductor's code and, when a
+    profiler trace of the pass is given (--allow-opaque), insert every kernel that did not go through
+    Triton's launcher as an opaque launch in its place. Returns the number of opaque launches. Needs no
+    GPU (tests give it a recorded trace)."""
+    label_launches(w.manifest["launches"], sites)
+    w.files["output_code.py"] = code.encode()               # Inductor's generated code, for people
+    if trace is None:
+        return 0
+    from .labels import extern_sites
+    from .opaque import OpaqueError, kernels_from_trace, merge, place_opaque
+    triton = [L["kernel"] for L in w.manifest["launches"]]
+    try:
+        order = merge(triton, kernels_from_trace(trace))
+    except OpaqueError as e:
+        raise CaptureError(f"--allow-opaque: {e}") from None
+    w.manifest["launches"], n = place_opaque(w.manifest["launches"], order, extern_sites(code, mods), clock[0])
+    if n:
+        w.manifest.setdefault("source", {})["opaque_clock"] = clock[1]
+    return n
 
 
 def zero_free_memory() -> int:

@@ -20,12 +20,18 @@ export function shortLabel(s) {
   return `${m[1]} ${ops.replace(/^_+/, '').replace(/__+/g, '_')}`;
 }
 
+// A launch's cycles in the workload's total: simulated, or for an opaque launch (no PTX, not simulated) its
+// measured time, as the server's summary counts it.
+export function cyclesOf(r) {
+  return r.sim_cycles || (r.opaque ? r.hw_cycles || null : null);
+}
+
 export function derive(rows) {
-  const total = rows.reduce((t, r) => t + (r.sim_cycles || 0), 0);
+  const total = rows.reduce((t, r) => t + (cyclesOf(r) || 0), 0);
   const hwTotal = rows.reduce((t, r) => t + (r.hw_cycles || 0), 0);
   return rows.map((r) => ({
     ...r,
-    share: total && r.sim_cycles ? r.sim_cycles / total : null,
+    share: total && cyclesOf(r) ? cyclesOf(r) / total : null,
     hw_share: hwTotal && r.hw_cycles ? r.hw_cycles / hwTotal : null,
     short: shortLabel(r.label),
   }));
@@ -35,7 +41,7 @@ const TEXT_KEYS = new Set(['label', 'bound', 'dominant_stall', 'op']);
 
 export function sortRows(rows, key, dir) {
   const sign = dir === 'asc' ? 1 : -1;
-  const val = (r) => (key === 'share' ? r.sim_cycles : r[key]);
+  const val = (r) => (key === 'share' ? cyclesOf(r) : r[key]);
   return [...rows].sort((a, b) => {
     const x = val(a), y = val(b);
     const xn = x === null || x === undefined, yn = y === null || y === undefined;

@@ -5,6 +5,7 @@ import { BOUND_COLOURS, HW_COLOUR } from '../../lib/workload-rows.js';
 import { cycles } from '../../lib/format.js';
 import { fitText } from '../../render/fit-text.js';
 import { sizeCanvas } from '../../render/hidpi.js';
+import { hatch, HATCH_CSS } from './hatch.js';
 
 const ROW_H = 22, LABEL_W = 280, TOP = 18;
 
@@ -42,6 +43,14 @@ export class BarChart {
         ctx.fillStyle = r.error ? '#b91c1c' : BOUND_COLOURS[r.bound || 'none'];
         ctx.fillRect(LABEL_W, y + 3, X(r.sim_cycles) - LABEL_W, 10);
         ctx.fillStyle = '#1b1f24'; ctx.fillText(cycles(r.sim_cycles), X(r.sim_cycles) + 3, y + 12);
+      } else if (r.opaque && r.hw_cycles) {                       // not simulated: its measured time, hatched
+        ctx.fillStyle = hatch(ctx);
+        ctx.fillRect(LABEL_W, y + 3, X(r.hw_cycles) - LABEL_W, 10);
+        ctx.fillStyle = '#1b1f24'; ctx.fillText(cycles(r.hw_cycles), X(r.hw_cycles) + 3, y + 12);
+        if (X(r.hw_cycles) - LABEL_W > 140) {
+          ctx.fillStyle = '#fff'; ctx.fillRect(LABEL_W + 2, y + 3, 112, 10);
+          ctx.fillStyle = '#1b1f24'; ctx.fillText('opaque: measured', LABEL_W + 4, y + 12);
+        }
       }
       if (r.hw_cycles) {
         ctx.fillStyle = HW_COLOUR;
@@ -51,7 +60,8 @@ export class BarChart {
     this.legend.innerHTML = `<span class="swatch" style="background:${BOUND_COLOURS.compute}"></span>compute-bound
       <span class="swatch" style="background:${BOUND_COLOURS.memory}"></span>memory-bound
       <span class="swatch" style="background:${BOUND_COLOURS.latency}"></span>latency-bound (simulated)
-      <span class="swatch" style="background:${HW_COLOUR};height:4px"></span>H200 measured`;
+      <span class="swatch" style="background:${HW_COLOUR};height:4px"></span>H200 measured${this.rows.some((r) => r.opaque)
+    ? ` <span class="swatch" style="background:${HATCH_CSS}"></span>opaque launch (no PTX, not simulated): its measured time` : ''}`;
   }
 
   _speedup(ctx, plotW, h) {
@@ -64,6 +74,7 @@ export class BarChart {
     ctx.fillText(`${lo.toFixed(2)}×`, LABEL_W, 11);
     ctx.fillText(`${hi.toFixed(2)}×`, LABEL_W + plotW - 30, 11);
     this.rows.forEach((r, i) => {
+      if (r.opaque) { ctx.fillStyle = '#6b7280'; ctx.fillText('opaque: not simulated', one + 3, TOP + i * ROW_H + 14); return; }
       if (!r.speedup) return;
       const y = TOP + i * ROW_H, x = X(r.speedup);
       ctx.fillStyle = r.speedup >= 1 ? '#047857' : '#b91c1c';

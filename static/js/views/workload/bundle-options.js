@@ -3,6 +3,6 @@ import { escapeHtml } from '../../lib/format.js';
 
 export function bundleOptions(bundles) {
   if (!bundles.size) return '';
-  const opt = (w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}${w.source === 'upload' ? ' (uploaded)' : ''} · ${w.launches} launches${w.hw_cycles.some((c) => c) ? ' · H200 measured' : ''}</option>`;
+  const opt = (w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}${w.source === 'upload' ? ' (uploaded)' : ''} · ${w.launches} launches${(w.opaque || []).length ? ` (${w.opaque.length} opaque)` : ''}${w.hw_cycles.some((c) => c) ? ' · H200 measured' : ''}${w.gaps_measured ? ' · gaps' : ''}</option>`;
   return `<optgroup label="whole models (gpu-workload bundles)">${[...bundles.values()].map(opt).join('')}</optgroup>`;
 }

@@ -1,11 +1,15 @@
-// Every launch of a workload run on one cycle axis: a lane of simulated kernel spans laid end to end (as one
-// stream runs them), a lane of what the H200 measured for the same launches (where the bundle has it), and
-// in compare mode a lane for the other run. Spans are coloured by what bounds the launch; labels are drawn
-// inside spans wide enough for them. Hover: the launch's numbers; click: onPick(row).
+// Every launch of a workload run on one cycle axis: a lane of simulated kernel spans in stream order, a lane
+// of what the H200 measured for the same launches (where the bundle has it), and in compare mode a lane for
+// the other run. Where the bundle measured the idle gaps between launches (hardware gap_ns), each lane
+// leaves them empty (a thin line), converted to cycles at the run's SM clock; where it did not, launches are
+// laid end to end. An opaque launch (no PTX: not simulated) is hatched and drawn with its measured time.
+// Spans are coloured by what bounds the launch; labels are drawn inside spans wide enough for them.
+// Hover: the launch's (or gap's) numbers; click: onPick(row).
 import { BOUND_COLOURS, HW_COLOUR, gridText, signedPct } from '../../lib/workload-rows.js';
 import { cycles, escapeHtml, exact, tickStep } from '../../lib/format.js';
 import { fitText } from '../../render/fit-text.js';
 import { sizeCanvas } from '../../render/hidpi.js';
+import { hatch } from './hatch.js';
 
 const LANE_H = 34, LABEL_W = 200, AXIS_H = 20, PAD = 6;
 
@@ -17,12 +21,22 @@ export class LaunchTimeline {
     this.lanes = []; this.spans = [];
     this.canvas.addEventListener('mousemove', (e) => this._hover(e));
     this.canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; });
-    this.canvas.addEventListener('click', (e) => { const s = this._at(e); if (s) this.onPick(s.row); });
+    this.canvas.addEventListener('click', (e) => { const s = this._at(e); if (s && !s.gap) this.onPick(s.row); });
     new ResizeObserver(() => this.draw()).observe(root);
   }
 
-  // lanes: [{name, rows, key: 'sim_cycles' | 'hw_cycles' | 'b_cycles', kind: 'sim' | 'hw'}]
-  set(lanes) { this.lanes = lanes; this.draw(); }
+  // lanes: [{name, rows, key: 'sim_cycles' | 'hw_cycles' | 'b_cycles', kind: 'sim' | 'hw'}];
+  // clockMhz: the run's SM clock, to draw measured gaps (ns) in cycles (none: gaps are not drawn)
+  set(lanes, clockMhz = null) { this.lanes = lanes; this.clockMhz = clockMhz; this.draw(); }
+
+  gapCycles(r) {
+    return r.gap_ns !== undefined && r.gap_ns !== null && this.clockMhz ? (r.gap_ns * this.clockMhz) / 1000 : 0;
+  }
+
+  _len(lane, r) {                          // an opaque launch takes its measured time in a simulated lane
+    const opaque = lane.kind === 'sim' && !!r.opaque;
+    return { opaque, v: opaque ? (r[lane.key] || r.hw_cycles || 0) : (r[lane.key] || 0) };
+  }
 
   draw() {
     const w = Math.max(300, this.root.clientWidth), h = AXIS_H + this.lanes.length * LANE_H + PAD;
@@ -30,7 +44,7 @@ export class LaunchTimeline {
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const total = Math.max(1, ...this.lanes.map((l) => l.rows.reduce((t, r) => t + (r[l.key] || 0), 0)));
+    const total = Math.max(1, ...this.lanes.map((l) => l.rows.reduce((t, r) => t + this._len(l, r).v + this.gapCycles(r), 0)));
     const x0 = LABEL_W, plotW = w - LABEL_W - 8;
     const X = (c) => x0 + (c / total) * plotW;                 // cycleSpace -> cssPx
     this.X = X; this.spans = [];
@@ -49,9 +63,16 @@ export class LaunchTimeline {
       ctx.fillText(fitText(ctx, lane.name, LABEL_W - 10), 4, y + sh / 2 + 4);
       let c = 0;
       for (const r of lane.rows) {
-        // an opaque launch (an extern library call captured without PTX) takes its measured time, hatched
-        const opaque = lane.kind === 'sim' && r.opaque && !r[lane.key] && r.hw_cycles;
-        const v = opaque ? r.hw_cycles : r[lane.key];
+        const { opaque, v } = this._len(lane, r);
+        const g = this.gapCycles(r);
+        if (g > 0) {                                                // the measured idle gap before this launch
+          const ga = X(c), gb = X(c + g);
+          ctx.strokeStyle = '#9ca3af'; ctx.setLineDash([2, 2]);
+          ctx.beginPath(); ctx.moveTo(ga, y + sh / 2 + 0.5); ctx.lineTo(gb, y + sh / 2 + 0.5); ctx.stroke();
+          ctx.setLineDash([]);
+          this.spans.push({ lane, row: r, xa: ga, xb: gb, y, h: sh, start: c, len: g, gap: true });
+          c += g;
+        }
         if (!v) continue;
         const xa = X(c), xb = X(c + v);
         if (lane.kind === 'hw') {                                   // measured: outlined, so it never reads as simulated
@@ -94,30 +115,30 @@ export class LaunchTimeline {
     this.canvas.style.cursor = s ? 'pointer' : 'default';
     if (!s) { this.tip.hidden = true; return; }
     const r = s.row;
+    if (s.gap) {
+      this.tip.innerHTML = [`<b>idle gap before launch #${r.index}</b>`,
+        `${(r.gap_ns / 1000).toFixed(2)} µs = ${exact(Math.round(s.len))} cycles at ${this.clockMhz} MHz`,
+        'measured: CUDA events around a back-to-back replay of the bundle on the GPU'].join('<br>');
+      this._place(e, s);
+      return;
+    }
     const lines = [`<b>#${r.index} ${escapeHtml(r.label)}</b>`, `${escapeHtml(r.kernel || '')}`,
       `${escapeHtml(s.lane.name)}: ${exact(s.len)} cycles, starts at ${exact(s.start)}`,
       `grid ${gridText(r.grid)} × block ${gridText(r.block)}`];
     if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs H200 ${exact(r.hw_cycles)} (${signedPct(r.err)})`);
     if (r.bound) lines.push(`bound: ${r.bound} · top stall ${escapeHtml(r.dominant_stall || '–')}`);
-    if (s.opaque) lines.push('opaque launch: no PTX, drawn with its measured time');
+    if (s.opaque) lines.push('<b>opaque launch</b>: no PTX, not simulated; drawn with its measured time');
+    if (r.gap_ns !== undefined && r.gap_ns !== null) lines.push(`measured idle gap before it: ${(r.gap_ns / 1000).toFixed(2)} µs`);
     if (r.error) lines.push(`<span class="tip-bad">${escapeHtml(r.error)}</span>`);
     lines.push(r.child ? 'click: open its per-cycle view' : 'no per-cycle timeline recorded for this launch');
     this.tip.innerHTML = lines.join('<br>');
+    this._place(e, s);
+  }
+
+  _place(e, s) {
     const b = this.root.getBoundingClientRect(), cb = this.canvas.getBoundingClientRect();
     this.tip.hidden = false;
     this.tip.style.left = Math.min(e.clientX - b.left + 12, b.width - 300) + 'px';
     this.tip.style.top = (s.y + s.h + 4 + cb.top - b.top) + 'px';
   }
-}
-
-let hatchPattern = null;
-function hatch(ctx) {                                // grey diagonal stripes: "not simulated"
-  if (!hatchPattern) {
-    const c = document.createElement('canvas'); c.width = c.height = 8;
-    const g = c.getContext('2d');
-    g.fillStyle = '#e5e7eb'; g.fillRect(0, 0, 8, 8);
-    g.strokeStyle = '#9ca3af'; g.beginPath(); g.moveTo(0, 8); g.lineTo(8, 0); g.stroke();
-    hatchPattern = ctx.createPattern(c, 'repeat');
-  }
-  return hatchPattern;
 }

@@ -3,12 +3,14 @@
 // timeline opens its per-cycle view (the single-kernel explorer) when clicked.
 import { BOUND_COLOURS, bytesText, gridText, signedPct } from '../../lib/workload-rows.js';
 import { escapeHtml, exact, pct } from '../../lib/format.js';
+import { HATCH_CSS } from './hatch.js';
 
 const COLUMNS = [
   { key: 'index', head: '#', num: true, cell: (r) => r.index },
   { key: 'label', head: 'layer / op', cell: (r) => `<span class="wl-label" title="${escapeHtml(r.kernel || '')}">${escapeHtml(r.short || r.label)}</span>${r.op ? ` <span class="muted small">${escapeHtml(r.op)}</span>` : ''}` },
   { key: 'grid', head: 'grid', sortable: false, cell: (r) => gridText(r.grid) },
-  { key: 'sim_cycles', head: 'sim cycles', num: true, title: 'simulated cycles of this launch (cold caches)', cell: (r) => (r.sim_cycles ? exact(r.sim_cycles) : '–') },
+  { key: 'sim_cycles', head: 'sim cycles', num: true, title: 'simulated cycles of this launch (cold caches)', cell: (r) => (r.sim_cycles ? exact(r.sim_cycles)
+    : (r.opaque ? `<span class="opaque-tag" data-testid="opaque-tag" style="background:${HATCH_CSS}" title="opaque launch: no PTX, not simulated; its measured time (H200 column) counts in the totals">opaque</span>` : '–')) },
   { key: 'time_us', head: 'time µs', num: true, cell: (r) => (r.time_us ? r.time_us.toFixed(2) : '–') },
   { key: 'share', head: 'share', num: true, title: 'share of the workload\u2019s simulated cycles', cell: (r) => (r.share === null ? '–' : pct(r.share)) },
   { key: 'hw_cycles', head: 'H200 cycles', num: true, title: 'Nsight Compute gpc__cycles_elapsed.max, mean of the bundle\u2019s measurements', cell: (r) => (r.hw_cycles ? exact(r.hw_cycles) : '–') },
@@ -23,7 +25,7 @@ const COLUMNS = [
 ];
 const CMP_COLUMNS = [
   { key: 'b_cycles', head: 'B cycles', num: true, cell: (r) => (r.b_cycles ? exact(r.b_cycles) : '–') },
-  { key: 'speedup', head: 'speed-up', num: true, title: 'A cycles / B cycles', cell: (r) => speedCell(r.speedup) },
+  { key: 'speedup', head: 'speed-up', num: true, title: 'A cycles / B cycles', cell: (r) => (r.opaque ? '<span class="muted" title="not simulated: its measured time on both sides">opaque</span>' : speedCell(r.speedup)) },
 ];
 
 function errCell(e) {
@@ -55,10 +57,12 @@ export class LayerTable {
     const body = rows.map((r) => {
       const open = r.child && r.child_status === 'done'
         ? `<a href="/?run=${encodeURIComponent(r.child)}" data-testid="open-launch">per-cycle view</a>`
-        : (r.child ? `<span class="muted">${escapeHtml(r.child_status || 'queued')}</span>` : '<span class="muted">summary only</span>');
+        : (r.child ? `<span class="muted">${escapeHtml(r.child_status || 'queued')}</span>`
+          : `<span class="muted">${r.opaque ? 'not simulated' : 'summary only'}</span>`);
       const cells = cols.map((c) => `<td class="${c.num ? 'num' : ''}">${c.cell(r)}</td>`).join('');
-      const err = r.error ? `<tr class="err-row"><td></td><td colspan="${cols.length + 1}" class="${r.opaque ? 'muted' : 'error'} small">${escapeHtml(r.error)}</td></tr>` : '';
-      return `<tr data-index="${r.index}" class="${r.pending ? 'pending' : ''}${selected === r.index ? ' selected' : ''}${r.child ? ' has-child' : ''}">${cells}<td>${r.pending ? `<span class="muted">${r.running ? 'simulating…' : 'queued'}</span>` : open}</td></tr>${err}`;
+      const why = r.error || (r.opaque ? r.note || 'opaque launch (no PTX): not simulated, its measured time counts in the totals' : '');
+      const err = why ? `<tr class="err-row"><td></td><td colspan="${cols.length + 1}" class="${r.error ? 'error' : 'muted'} small">${escapeHtml(why)}</td></tr>` : '';
+      return `<tr data-index="${r.index}" class="${r.pending ? 'pending' : ''}${r.opaque ? ' opaque' : ''}${selected === r.index ? ' selected' : ''}${r.child ? ' has-child' : ''}">${cells}<td>${r.pending ? `<span class="muted">${r.running ? 'simulating…' : 'queued'}</span>` : open}</td></tr>${err}`;
     }).join('');
     this.root.innerHTML = `<table class="wl-table" data-testid="layer-table"><thead><tr>${head}<th>timeline</th></tr></thead><tbody>${body}</tbody></table>`;
   }
