@@ -76,6 +76,9 @@ SCHEMA: list[P] = [
     P("sm.barrier_latency_cycles", int, 12, "cycles", 0, 10000, doc="from the last arrival until waiters issue"),
     P("sm.barrier_per_warp_cycles", int, 2, "cycles/warp", 0, 1000, doc="added per warp of the CTA"),
     P("sm.dispatch_latency_cycles", int, 1, "cycles", 0, 100, doc="minimum cycles between two issues of one warp"),
+    P("sm.fetch_insts", int, 0, "instructions", 0, 16,
+      doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
+          "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),
 ]
 for u in UNITS:
     SCHEMA.append(P(f"pipes.{u}.latency_cycles", int, 4, "cycles", 1, 100000))
@@ -127,6 +130,16 @@ SCHEMA += [
       doc="slice time of a write covering part of a sector (merged into the sector, ECC)"),
     P("l2.dram_fetch_bytes", int, 32, "bytes", 4, 1024,
       doc="a read miss fetches this aligned block from DRAM (the missing sectors of it fill too)"),
+    P("l2.write_miss_dram", int, 0, "bool", 0, 1,
+      doc="1: a write to a sector the L2 does not hold goes on to DRAM (accepted when DRAM took it) and "
+          "fetches the l2.dram_fetch_bytes block around it (GPGPU-Sim's write-allocate L2 without byte masks); "
+          "0: it is written into the L2 (byte masks)"),
+    P("l2.store_ack", int, 0, "bool", 0, 1,
+      doc="1: a store is complete (its warp may end) when the L2's acknowledgement is back in the SM "
+          "(GPGPU-Sim); 0: when the L2 accepted it"),
+    P("l2.memcpy_addr_bits", int, 64, "bits", 32, 64,
+      doc="a traced host-to-device copy fills the L2 at its address kept to this many low bits (GPGPU-Sim "
+          "keeps 32: copies to addresses above 4 GiB then fill lines no kernel reads)"),
 
     P("dram.channels", int, 32, "channels", 1, 1024),
     P("dram.bandwidth_gbps", float, 4800.0, "GB/s", 1, 100000, doc="peak, all channels"),

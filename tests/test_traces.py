@@ -65,6 +65,50 @@ def test_trace_run_real_matrixmul_xz_barriers():
     assert st["stall_cycles"]["barrier"] > 0 and st.get("shared_insts", 1) > 0
 
 
+@pytest.mark.parametrize("name,accelsim", [("vectoradd-100-32", 1282), ("matrixmul-32-32", 6118)])
+def test_trace_cycles_within_20_percent_of_accelsim(name, accelsim):
+    """Accel-Sim's own cycles for these traces (../shared/traces/README.md: its log, and its run with the
+    configuration rebuilt from the log); configs/gtx1080.toml is built from that log, not fitted."""
+    r = run_trace(FIX / name, "gtx1080")
+    assert abs(r.sim_cycles - accelsim) / accelsim < 0.20, r.sim_cycles
+
+
+def test_trace_memory_traffic_as_accelsim():
+    """vectoradd in Accel-Sim's log: 14 L2 accesses, all misses (8 line reads of a and b, 4 line writes of
+    c, 2 code lines); 56 sectors read from DRAM (2 of the lines code, not modelled through DRAM here) and
+    13 written (c: 400 bytes). The copied inputs miss because GPGPU-Sim fills the L2 at the copy's
+    address kept to 32 bits (l2.memcpy_addr_bits); the stores go on to DRAM and fetch their lines
+    (l2.write_miss_dram)."""
+    st = run_trace(FIX / "vectoradd-100-32", "gtx1080").kernels[0].stats
+    assert st["L2_total_hits"] == 0 and st["L2_total_misses"] == 39          # 26 read + 13 written sectors
+    assert st["dram_read_bytes"] == (56 - 2 * 4) * 32 and st["dram_write_bytes"] == 13 * 32
+    # with 64-bit copies (real hardware: nvprof shows l2_tex_read_hit_rate 100 %) everything hits
+    st = run_trace(FIX / "vectoradd-100-32", "gtx1080", ["l2.memcpy_addr_bits=64"]).kernels[0].stats
+    assert st["L2_total_misses"] == 0 and st["dram_read_bytes"] == 0 and st["dram_write_bytes"] == 0
+
+
+def test_memcpy_ranges():
+    from engine.traces.run import memcpy_ranges
+    assert memcpy_ranges(0x7f2b2d500000, 400, 64) == [(0x7f2b2d500000, 400)]
+    assert memcpy_ranges(0x7f2b2d500000, 400, 32) == [(0x2d500000, 400)]
+    assert memcpy_ranges(0x1_ffff_ff00, 0x300, 32) == [(0xffffff00, 0x100), (0, 0x200)]   # wraps at 4 GiB
+
+
+def test_fetch_unit_groups(tmp_path):
+    """sm.fetch_insts = 2: a warp fetches 2 instructions when its buffer is empty (at its last issue) and
+    issues them from 2 cycles later. One warp of 40 independent MOVs and an EXIT: instruction 2g issues at
+    cycle 3g + 2, so the last (g = 20) at 62 instead of 40. Eight warps share one fetch unit (one warp per
+    cycle): 8 x 21 fetches take at least 168 cycles, more than the 2 schedulers' 8 x 41 / 2 issues."""
+    def cycles(nwarps, fetch):
+        lst = [(tg.inst_line(8 * (k + 1), 0xffffffff, "MOV", (f"R{k % 8}",), ()), None) for k in range(40)]
+        lst.append((tg.inst_line(8 * 41, 0xffffffff, "EXIT"), None))
+        text = tg.header(block=(32 * nwarps, 1, 1)) + tg.block_text((0, 0, 0), {w: lst for w in range(nwarps)})
+        d = tg.write_dir(tmp_path / f"f{nwarps}{fetch}", {"kernel-1.traceg": text})
+        return run_trace(d, "gtx1080", [f"sm.fetch_insts={fetch}", "sm.icache=ideal"]).sim_cycles
+    assert cycles(1, 0) == 41 and cycles(1, 2) == 63
+    assert cycles(8, 0) < 168 <= cycles(8, 2)
+
+
 # ---- synthetic traces: versions, line numbers, compression modes, file compression ----------------------
 @pytest.mark.parametrize("version", [3, 4, 5])
 @pytest.mark.parametrize("mode", [0, 1, 2])

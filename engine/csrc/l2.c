@@ -14,6 +14,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     l2->interleave_bytes = c->l2_interleave_bytes;
     l2->hash = c->l2_hash;
     l2->fetch_bytes = c->l2_dram_fetch_bytes;
+    l2->write_miss_dram = c->l2_write_miss_dram;
     l2->line_shift = (uint32_t)__builtin_ctz(c->l2_line_bytes);
     l2->sector_shift = (uint32_t)__builtin_ctz(c->l2_sector_bytes);
     l2->hit_latency = c->l2_hit_latency_cycles;
@@ -81,8 +82,9 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
     if (kind == GS_L2_WRITE) st->l2_write_sectors++;
     else if (kind == GS_L2_READ) st->l2_read_sectors++;
     int hit = idx >= 0 && (sl->c.valid[idx] & bit) && (kind == GS_L2_WRITE || !(sl->c.part[idx] & bit));
+    int wmiss = kind == GS_L2_WRITE && l2->write_miss_dram && home && !hit;
     uint64_t ready;
-    if (hit || kind == GS_L2_WRITE) {
+    if (hit || (kind == GS_L2_WRITE && !wmiss)) {
         /* a write "hits": write-allocate without fetch (byte masks), as ncu counts it */
         st->l2_hits++;
         sl->iv_hits++;
@@ -115,6 +117,23 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
         sl->c.valid[idx] |= bit;
         if (home) sl->c.dirty[idx] |= bit;
         if (*sr < tin) *sr = tin;
+        if (wmiss) {       /* l2.write_miss_dram: on to DRAM; the request's first sector in the block reads the
+                            * block (GPGPU-Sim's line fill), whose sectors this request does not write become valid */
+            uint64_t fb = l2->fetch_bytes, base = addr & ~(fb - 1);
+            uint32_t k0 = (uint32_t)((base & (l2->line_bytes - 1)) >> l2->sector_shift), per = (uint32_t)(fb >> l2->sector_shift);
+            uint32_t blk = (per >= 32 ? 0xffffffffu : ((1u << per) - 1u)) << k0;
+            uint64_t w = gs_dram_access(l2->dram, addr, tin + l2->hit_latency, 1);
+            if (!(req & blk & ((1u << sec) - 1u)))
+                for (uint32_t k = k0; k < k0 + per; k++) {
+                    uint64_t tk = gs_dram_access(l2->dram, (addr & ~(uint64_t)(l2->line_bytes - 1)) + ((uint64_t)k << l2->sector_shift),
+                                                 tin + l2->hit_latency, 0);
+                    if (k == sec || (req & (1u << k)) || (sl->c.valid[idx] & (1u << k))) continue;
+                    sl->c.valid[idx] |= (uint8_t)(1u << k);
+                    sl->c.ready[(size_t)idx * sl->c.nsect + k] = tk;
+                }
+            if (t_dram) *t_dram = w;
+            return w;
+        }
         return tin + l2->hit_latency;
     }
     if (hit) {

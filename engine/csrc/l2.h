@@ -28,6 +28,7 @@ typedef struct gs_l2slice {
 typedef struct gs_l2 {
     gs_l2slice *sl;
     uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
+    uint32_t write_miss_dram;          /* l2.write_miss_dram */
     uint32_t line_shift, sector_shift;
     uint64_t hit_latency, far_latency, atomic_latency;
     uint64_t sector_cost, partial_cost, atomic_cost;   /* fixed point, 1/256 cycle */

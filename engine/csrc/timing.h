@@ -62,6 +62,8 @@ typedef struct gs_tw {
     uint64_t start;                    /* cycle the warp became resident */
     uint64_t nr_base, nr_fetch;        /* next_ready's inputs (its earliest cycle, the i-fetch), kept to */
     uint8_t nr_state;                  /* recompute it when they or the registers were pending (tsm.c) */
+    uint8_t fetch_left;                /* sm.fetch_insts: instructions left in the warp's fetch buffer */
+    uint64_t fetch_req, fetch_at;      /* its last issue (a fetch may start then); its buffer's issue cycle */
 } gs_tw;
 
 typedef struct gs_tcta {
@@ -98,6 +100,7 @@ typedef struct gs_tsm {
     uint64_t *mshr;                    /* completion cycle per MSHR entry (ring) */
     uint32_t mshr_next;
     gs_cache icache;
+    gs_cal fetch;                      /* sm.fetch_insts: the fetch unit, one warp per cycle */
     /* statistics and recording for the current interval */
     uint32_t iv_issued, iv_thread_insts, iv_l1_acc, iv_l1_hits, iv_l1_miss, iv_shared, iv_conflicts;
     uint32_t iv_hist[GS_WS__COUNT];

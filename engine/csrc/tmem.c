@@ -136,7 +136,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
                                          n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
             uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);
             if (mshr) *mshr = t_in;
-            n->val = n->write ? t_l2 : t_in;
+            n->val = n->write && !cf->l2_store_ack ? t_l2 : t_in;   /* a store: accepted, or acknowledged */
             if (n->sampled)
                 sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, t_out, t_l2in, t_dram,
                        n->write ? t_l2 : t_in + 2, n->write, t_dram ? 3 : 2);

@@ -46,6 +46,11 @@ static inline gs_trblock *block_of(struct gs_tsrc *src, gs_tsm *sm, const gs_tct
     return &src->blocks[(size_t)sm->id * src->max_ctas + (size_t)(tc - sm->ctas)];
 }
 
+uint64_t gs_tsrc_fetch_addr(const gs_tsim *ts, int idx) {
+    const struct gs_tsrc *src = ts->prog->trace;
+    return src->t->pcs[idx].pc;
+}
+
 int gs_tsrc_cta_begin(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc) {
     struct gs_tsrc *src = ts->prog->trace;
     gs_trblock *b = block_of(src, sm, tc);

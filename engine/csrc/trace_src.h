@@ -17,4 +17,7 @@ int gs_tsrc_cta_begin(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc);
 /* Contract: one traced instruction of warp tw (its next_pc); returns GS_X_NEXT. */
 int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw);
 
+/* Contract: the traced PC (byte address) of program index idx, for instruction fetch. */
+uint64_t gs_tsrc_fetch_addr(const gs_tsim *ts, int idx);
+
 #endif

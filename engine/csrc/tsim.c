@@ -88,6 +88,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         if (!bad && c->sm_icache == GS_ICACHE_MODEL)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
                                 c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
+        if (!bad && c->sm_fetch_insts) bad = gs_cal_init(&sm->fetch) != 0;
     }
     if (bad) {
         snprintf(err, errlen, "out of memory building the GPU");
@@ -134,6 +135,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
         gs_icnt_port_free(&sm->icnt);
         gs_cache_free(&sm->l1);
         gs_cache_free(&sm->icache);
+        gs_cal_free(&sm->fetch);
     }
     gs_l2_free(&ts->l2);
     gs_dram_free(&ts->dram);
@@ -262,6 +264,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
         sm->lsu.next_free = sm->l1_data.next_free = 0;
         gs_icnt_port_reset(&sm->icnt);
+        if (c->sm_fetch_insts) gs_cal_reset(&sm->fetch);
         memset(sm->iv_hist, 0, sizeof sm->iv_hist);
         sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
         sm->iv_shared = sm->iv_conflicts = 0;

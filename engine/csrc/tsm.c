@@ -5,6 +5,9 @@
  *   eligible  = not blocked at a barrier, not finished, ready_at <= now (every register and predicate
  *               its next instruction reads or writes is ready), and the instruction's pipe on this
  *               sub-core is free (unit_free <= now);
+ *   fetch     = with sm.fetch_insts = N, a warp whose buffer is empty fetches its next N instructions
+ *               through the SM's fetch unit (one warp per cycle, a calendar) at or after its last issue
+ *               and its i-cache line's arrival; they may issue 2 cycles later (decode); 0: no limit;
  *   pick      = the scheduler policy (sched.c) among eligible warps;
  *   execute   = source_step: gs_warp_step (exact results, addresses for the memory model);
  *   latency   = the pipe's latency, or the completion the memory model computes; written registers get
@@ -113,8 +116,13 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     const gs_xinst *x = &ts->prog->x[pc];
     tw->next_unit = x->unit;
     uint64_t fetch = 0;
-    if (ts->cfg.sm_icache == GS_ICACHE_MODEL && sm->icache.sets) {      /* instruction fetch through the L0/L1 i-cache */
-        uint64_t line = (uint64_t)pc * ts->cfg.sm_inst_bytes / ts->cfg.sm_icache_line_bytes;
+    const gs_tconfig *cf = &ts->cfg;
+    /* sm.fetch_insts: the warp's next instructions come in groups through the SM's fetch unit (one
+     * warp per cycle) when its buffer is empty; a group is looked up in the i-cache by its first PC */
+    int group = cf->sm_fetch_insts && tw->fetch_left == 0;
+    if (cf->sm_icache == GS_ICACHE_MODEL && sm->icache.sets && (!cf->sm_fetch_insts || group)) {
+        uint64_t addr = ts->prog->trace ? gs_tsrc_fetch_addr(ts, pc) : (uint64_t)pc * cf->sm_inst_bytes;
+        uint64_t line = addr / cf->sm_icache_line_bytes;
         uint64_t set = gs_cache_set(&sm->icache, line);
         int64_t idx = gs_cache_find(&sm->icache, line, set);
         uint64_t *ready;
@@ -124,11 +132,21 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
             idx = gs_cache_alloc(&sm->icache, line, set, &evl, &evd);
             sm->icache.valid[idx] = 1;
             ready = &sm->icache.ready[(size_t)idx * sm->icache.nsect];
-            *ready = gs_pend_max(&sm->pend, earliest, ts->cfg.sm_icache_miss_cycles, 0);
+            *ready = gs_pend_max(&sm->pend, group ? tw->fetch_req : earliest, cf->sm_icache_miss_cycles, 0);
             if (gs_is_pend(*ready)) sm->pend.n[*ready - GS_PEND].wb = ready;
             sm->wk->st.icache_misses++;
         }
         fetch = sm->icache.ready[(size_t)idx * sm->icache.nsect];
+    }
+    if (group) {       /* fetch at or after the last issue and the line's arrival; decode; issue */
+        uint64_t t = max64(tw->fetch_req, fetch);
+        int pend = gs_is_pend(t);          /* (a marker is not kept for the group's later instructions) */
+        tw->fetch_at = pend ? gs_pend_max(&sm->pend, t, 2, 0) : gs_cal_take(&sm->fetch, t, GS_CAL_FULL) + 2;
+        tw->fetch_left = pend ? 1 : (uint8_t)cf->sm_fetch_insts;
+    }
+    if (cf->sm_fetch_insts) {
+        tw->fetch_left--;
+        fetch = tw->fetch_at;
     }
     tw->nr_base = earliest;
     tw->nr_fetch = fetch;
@@ -204,6 +222,7 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
     tw->acc_t = now + 1;
     wk->pc_issued[pc]++;
+    tw->fetch_req = now;
     uint64_t ti0 = wk->fstats.thread_insts;
     int r = source_step(ts, wk, sm, tw, now);
     if (r == GS_X_FAULT) {
@@ -367,6 +386,8 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->blocked = 0;
         tw->age = ts->age++;
         tw->rec_state = 255;
+        tw->fetch_left = 0;
+        tw->fetch_req = now;
         next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
         tc->slots[tc->nslots++] = (uint16_t)s;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];

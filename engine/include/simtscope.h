@@ -356,6 +356,7 @@ typedef struct gs_tconfig {
     uint32_t sm_scheduler, sm_two_level_active;           /* enum gs_sched_policy */
     uint32_t sm_icache /* enum gs_icache_model */, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
+    uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
@@ -371,6 +372,8 @@ typedef struct gs_tconfig {
     uint32_t l2_atomic_latency_cycles;
     double l2_partial_write_cycles;
     uint32_t l2_dram_fetch_bytes;
+    uint32_t l2_write_miss_dram, l2_store_ack;
+    uint32_t l2_memcpy_addr_bits;        /* read by engine/traces (host-to-device copies) */
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
     uint32_t dram_policy /* enum gs_dram_policy */, dram_banks, dram_row_bytes;

@@ -1,7 +1,7 @@
 """Trace-driven runs: every command of a trace directory on one simulated GPU, in order.
 
 Host-to-device copies leave their data in the L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy, on in Accel-Sim's
-configurations); kernels run in the timing model with their instructions, masks and addresses from the
+configurations) at their addresses kept to l2.memcpy_addr_bits low bits (GPGPU-Sim keeps 32); kernels run in the timing model with their instructions, masks and addresses from the
 trace (engine/csrc/trace_src.c). Caches carry over from one kernel to the next, as in Accel-Sim.
 """
 from __future__ import annotations
@@ -39,6 +39,21 @@ class TraceRun:
                 "unknown_opcodes": self.unknown_opcodes,
                 "kernels": [{"name": k.kernel, "sim_cycles": k.cycles, "warp_insts": k.warp_insts,
                              "wall_s": round(k.wall_s, 6)} for k in self.kernels]}
+
+
+def memcpy_ranges(addr: int, nbytes: int, bits: int) -> list[tuple[int, int]]:
+    """The L2 ranges a host-to-device copy fills: [addr, addr + nbytes) with every address kept to its low
+    `bits` bits (l2.memcpy_addr_bits; GPGPU-Sim's perf_memcpy_to_gpu keeps 32, so a copy wraps at 4 GiB)."""
+    if bits >= 64:
+        return [(addr, nbytes)]
+    size = 1 << bits
+    a, out = addr % size, []
+    while nbytes > 0:
+        n = min(nbytes, size - a)
+        out.append((a, n))
+        nbytes -= n
+        a = 0
+    return out
 
 
 def sass_listing(pcs: list[tuple[int, str]]) -> tuple[str, list[int]]:
@@ -103,7 +118,8 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
     t0 = time.perf_counter()
     for c in cmds:
         if c.kind == "memcpy":
-            lib.gs_tsim_fill_l2(ts._ptr, c.addr, c.nbytes)
+            for a, n in memcpy_ranges(c.addr, c.nbytes, ts.config["l2.memcpy_addr_bits"]):
+                lib.gs_tsim_fill_l2(ts._ptr, a, n)
             continue
         pcs = None
         ksink = sink_for(c) if sink_for is not None else None
