@@ -527,19 +527,19 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     r->aoff = UINT64_MAX;
     if (q.width) {
         uint32_t m = (uint32_t)mask, na = (uint32_t)__builtin_popcount(m);
-        if (grow((void **)&b->addrs, &b->cap_addrs, b->naddrs + na, sizeof *b->addrs)) return fail(t, "out of memory");
-        uint64_t *a = b->addrs + b->naddrs;
         int64_t mode;
         if (get_dec(t, &c, &mode, 0, 2, "address compression mode")) return -1;
+        uint32_t words = mode == 1 ? 2 : na;      /* mode 1 stays base + stride (expanded at issue) */
+        if (grow((void **)&b->addrs, &b->cap_addrs, b->naddrs + words, sizeof *b->addrs)) return fail(t, "out of memory");
+        uint64_t *a = b->addrs + b->naddrs;
         if (mode == 0) {
             for (uint32_t k = 0; k < na; k++)
                 if (get_hex(t, &c, &a[k], 16, "address")) return -1;
         } else if (mode == 1) {
-            uint64_t base;
             int64_t stride;
-            if (get_hex(t, &c, &base, 16, "base address")) return -1;
+            if (get_hex(t, &c, &a[0], 16, "base address")) return -1;
             if (get_dec(t, &c, &stride, INT32_MIN, INT32_MAX, "stride")) return -1;
-            for (uint32_t k = 0; k < na; k++) a[k] = base + (uint64_t)(stride * (int64_t)k);
+            a[1] = (uint64_t)stride;
         } else {
             uint64_t base;
             if (get_hex(t, &c, &base, 16, "base address")) return -1;
@@ -550,8 +550,8 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
                 a[k] = a[k - 1] + (uint64_t)d;
             }
         }
-        r->aoff = b->naddrs;
-        b->naddrs += na;
+        r->aoff = b->naddrs | (mode == 1 ? GS_TR_AFFINE : 0);
+        b->naddrs += words;
     }
     if (t->hdr.tracer_version >= 5 && token(&c, &tk, &tn)) {
         /* the immediate operand (tracer 5): timing does not need its value, but it must be a number */
@@ -774,9 +774,7 @@ int gs_trace_get_inst(gs_trace *t, uint32_t warp, uint32_t i, gs_trace_inst *out
     out->space = p->space;
     if (r->aoff != UINT64_MAX) {
         out->width = p->width;
-        const uint64_t *a = b->addrs + r->aoff;
-        uint32_t k = 0;
-        for (uint32_t m = r->mask; m; m &= m - 1) out->addrs[__builtin_ctz(m)] = a[k++];
+        gs_trrec_addrs(b, r, out->addrs);
     }
     return 0;
 }

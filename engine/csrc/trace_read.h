@@ -16,8 +16,11 @@
 typedef struct gs_trrec {
     uint32_t idx;                 /* static instruction (program index) */
     uint32_t mask;                /* active lanes */
-    uint64_t aoff;                /* first address in the block's address array (memory instructions) */
+    uint64_t aoff;                /* memory instructions: first address in the block's address array, one per
+                                   * active lane; with GS_TR_AFFINE, two words there: base and stride (the
+                                   * k-th active lane's address is base + k * stride). Else UINT64_MAX */
 } gs_trrec;
+#define GS_TR_AFFINE (1ull << 62)
 
 typedef struct gs_trwarp {
     uint64_t first;               /* first record */
@@ -71,6 +74,23 @@ struct gs_trace {
     int failed;
     char err[600];
 };
+
+/* the per-lane addresses of record r (its active lanes' entries of out[32]); returns the first active
+ * lane's address (0 without active lanes) */
+static inline uint64_t gs_trrec_addrs(const gs_trblock *b, const gs_trrec *r, uint64_t *out) {
+    uint64_t off = r->aoff & ~GS_TR_AFFINE;
+    const uint64_t *a = b->addrs + off;
+    uint32_t m = r->mask;
+    if (!m) return 0;
+    if (r->aoff & GS_TR_AFFINE) {
+        uint64_t base = a[0], stride = a[1], x = base;
+        for (; m; m &= m - 1, x += stride) out[__builtin_ctz(m)] = x;
+        return base;
+    }
+    uint32_t k = 0;
+    for (; m; m &= m - 1) out[__builtin_ctz(m)] = a[k++];
+    return a[0];
+}
 
 /* Contract: parses the next thread block into b (its storage is reused); 1: a block, 0: end of the
  * trace, -1: error (t->err names file, line and what is wrong). */

@@ -98,12 +98,9 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
     w->insts++;
     sm->wk->ctx.nmext = 0;
     if (r->aoff != UINT64_MAX) {
-        const uint64_t *a = b->addrs + r->aoff;
-        uint32_t k = 0;
-        for (uint32_t m = mask; m; m &= m - 1) w->maddr[__builtin_ctz(m)] = a[k++];
+        uint64_t a0 = gs_trrec_addrs(b, r, w->maddr);
         int space = p->space;
         if (space == GS_SPACE_GENERIC && mask) {      /* generic: by the shared and local windows */
-            uint64_t a0 = a[0];
             const gs_trace_header *h = &t->hdr;
             if (h->shmem_base && a0 >= h->shmem_base && a0 - h->shmem_base < SHARED_WINDOW) space = GS_SPACE_SHARED;
             else if (h->local_base && a0 >= h->local_base && a0 - h->local_base < LOCAL_WINDOW) space = GS_SPACE_LOCAL;
@@ -130,7 +127,10 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
         b->alive--;
         if (b->arrived && b->arrived >= b->alive) release(b, &tw->cta->cta);
     } else {
-        w->stack[0].pc = (int32_t)b->recs[wr->first + wr->pos].idx;
+        const gs_trrec *nx = &b->recs[wr->first + wr->pos];   /* its next record: cached by the prefetch below */
+        w->stack[0].pc = (int32_t)nx->idx;
+        if (wr->pos + 1 < wr->n) __builtin_prefetch(nx + 1);
+        if (nx->aoff != UINT64_MAX) __builtin_prefetch(b->addrs + (nx->aoff & ~GS_TR_AFFINE));
     }
     return GS_X_NEXT;
 }
