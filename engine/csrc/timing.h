@@ -64,6 +64,8 @@ typedef struct gs_tw {
     uint8_t nr_state;                  /* recompute it when they or the registers were pending (tsm.c) */
     uint8_t fetch_left;                /* sm.fetch_insts: instructions left in the warp's fetch buffer */
     uint64_t fetch_req, fetch_at;      /* its last issue (a fetch may start then); its buffer's issue cycle */
+    const void *tr_next;               /* trace-driven: the warp's next record (trace_src.c; NULL: not started) */
+    uint32_t tr_left;                  /* and how many are left */
 } gs_tw;
 
 typedef struct gs_tcta {

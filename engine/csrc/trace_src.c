@@ -87,8 +87,14 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
     gs_trace *t = src->t;
     gs_warp *w = tw->w;
     gs_trblock *b = block_of(src, sm, tw->cta);
-    gs_trwarp *wr = &b->warps[w->idx];
-    const gs_trrec *r = &b->recs[wr->first + wr->pos++];
+    const gs_trrec *r = tw->tr_next;                /* the warp's cursor lives in its (hot) slot */
+    if (!r) {
+        const gs_trwarp *wr = &b->warps[w->idx];
+        r = &b->recs[wr->first];
+        tw->tr_left = wr->n;
+    }
+    tw->tr_next = r + 1;
+    tw->tr_left--;
     const gs_trpc *p = &t->pcs[r->idx];
     uint32_t mask = r->mask;
     gs_func_stats *fs = &sm->wk->fstats;            /* this SM's thread's counters (tsim.c) */
@@ -116,7 +122,7 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
     } else {
         w->mmask = 0;
     }
-    int finished = wr->pos >= wr->n;
+    int finished = tw->tr_left == 0;
     if (p->kind == GS_TK_BARRIER && !finished) {
         if (++b->arrived >= b->alive) release(b, &tw->cta->cta);
         else w->state = GS_W_BAR;
@@ -127,9 +133,9 @@ int gs_tsrc_step(gs_tsim *ts, gs_tsm *sm, gs_tw *tw) {
         b->alive--;
         if (b->arrived && b->arrived >= b->alive) release(b, &tw->cta->cta);
     } else {
-        const gs_trrec *nx = &b->recs[wr->first + wr->pos];   /* its next record: cached by the prefetch below */
+        const gs_trrec *nx = r + 1;                     /* its next record: cached by the prefetch below */
         w->stack[0].pc = (int32_t)nx->idx;
-        if (wr->pos + 1 < wr->n) __builtin_prefetch(nx + 1);
+        if (tw->tr_left > 1) __builtin_prefetch(nx + 1);
         if (nx->aoff != UINT64_MAX) __builtin_prefetch(b->addrs + (nx->aoff & ~GS_TR_AFFINE));
     }
     return GS_X_NEXT;

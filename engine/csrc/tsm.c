@@ -388,6 +388,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->rec_state = 255;
         tw->fetch_left = 0;
         tw->fetch_req = now;
+        tw->tr_next = NULL;
         next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
         tc->slots[tc->nslots++] = (uint16_t)s;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
