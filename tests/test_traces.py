@@ -92,6 +92,8 @@ def test_memcpy_ranges():
     assert memcpy_ranges(0x7f2b2d500000, 400, 64) == [(0x7f2b2d500000, 400)]
     assert memcpy_ranges(0x7f2b2d500000, 400, 32) == [(0x2d500000, 400)]
     assert memcpy_ranges(0x1_ffff_ff00, 0x300, 32) == [(0xffffff00, 0x100), (0, 0x200)]   # wraps at 4 GiB
+    # a copy larger than 4 GiB wraps onto itself: at most two ranges, its last 4 GiB (no loop per wrap)
+    assert memcpy_ranges(0x100, 1 << 48, 32) == [(0x100, (1 << 32) - 0x100), (0, 0x100)]
 
 
 def test_fetch_unit_groups(tmp_path):

@@ -47,6 +47,8 @@ def memcpy_ranges(addr: int, nbytes: int, bits: int) -> list[tuple[int, int]]:
     if bits >= 64:
         return [(addr, nbytes)]
     size = 1 << bits
+    if nbytes > size:              # it wraps onto itself: its last 2^bits bytes are what stays
+        addr, nbytes = addr + nbytes - size, size
     a, out = addr % size, []
     while nbytes > 0:
         n = min(nbytes, size - a)
