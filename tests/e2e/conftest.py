@@ -70,9 +70,29 @@ def shot(request, tmp_path):
     return take
 
 
+def wait_settled(page, condition: str = "true", arg=None, timeout: float = 60000) -> None:
+    """Wait until the timeline's canvas shows its latest data for the current view with no window being
+    fetched (Timeline.settled()), and `condition` (a JS expression over tl = the timeline, a = arg) holds.
+    What a test then reads in one evaluate is one consistent frame: no sleeping for a frame to be drawn."""
+    page.wait_for_function(f"(a) => {{ const tl = window.__simtscope && window.__simtscope.timeline;"
+                           f" return !!(tl && tl.src && tl.settled() && ({condition})); }}", arg=arg, timeout=timeout)
+
+
 def open_view(page, server, run_id: str, **params) -> None:
     """Open a run's view with URL state and wait until the window data is drawn."""
     q = "&".join(f"{k}={v}" for k, v in {"run": run_id, **params}.items())
     page.goto(f"{server.url}/?{q}")
     page.wait_for_function("() => window.__simtscope && window.__simtscope.timeline.src"
                            " && window.__simtscope.timeline.src.groups.ctr !== undefined", timeout=60000)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--repeat", type=int, default=1,
+                     help="run each selected e2e test N times (to show a once-flaky test is stable under load)")
+
+
+def pytest_generate_tests(metafunc):
+    n = metafunc.config.getoption("--repeat", 1)
+    if n > 1:
+        metafunc.fixturenames.append("repeat_index")
+        metafunc.parametrize("repeat_index", range(n), ids=lambda i: f"r{i}")

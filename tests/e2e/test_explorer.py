@@ -12,7 +12,7 @@ import numpy as np
 from playwright.sync_api import expect
 
 from engine.recording import STATE_INDEX, WARP_STATES
-from tests.e2e.conftest import open_view
+from tests.e2e.conftest import open_view, wait_settled
 from webapp.store import RunReader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,14 +25,6 @@ def reader(server, run_id) -> RunReader:
 def hex_rgb(h: str) -> tuple[int, int, int]:
     v = int(h[1:], 16)
     return (v >> 16) & 255, (v >> 8) & 255, v & 255
-
-
-def pixel(page, x: float, y: float) -> tuple[int, int, int, int]:
-    """RGBA of the tracks canvas at CSS position (x, y) (device pixels = CSS * devicePixelRatio)."""
-    return tuple(page.evaluate("""([x, y]) => {
-        const c = window.__simtscope.timeline.main, d = devicePixelRatio || 1;
-        return Array.from(c.getContext('2d').getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data); }""",
-                               [x, y]))
 
 
 def test_start_a_run_from_the_ui_and_follow_it_to_the_end(page, server, shot):
@@ -62,25 +54,26 @@ def test_heatmap_pixels_of_a_100_cycle_window_match_the_run_store(page, server, 
     a = rd.end_cycle // 3
     sm = 1
     open_view(page, server, softmax_run["id"], a=a, b=a + 100, sm=sm, cursor=a)
-    page.wait_for_function("([a]) => { const g = window.__simtscope.timeline.src.groups.heat;"
-                           " return g && g.step === 1 && g.cycle0 <= a; }", arg=[a], timeout=60000)
-    page.wait_for_timeout(300)                                            # one animation frame to draw
-    geo = page.evaluate("""() => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat');
-        return {y: r.y, row: tl.heat.rowH(), slots: tl.heat.rows(), all: tl.heat.slots(), x0: r.x0}; }""")
+    # the canvas drawn with the step-1 window (not after a guessed delay), then every number read at once
+    wait_settled(page, "tl.src.groups.heat && tl.src.groups.heat.step === 1 && tl.src.groups.heat.cycle0 <= a", a)
     colours = page.evaluate("() => window.__simtscope.stateColours")
     truth = rd.heat(sm, a, a + 100, 0)["state"]                          # (slots, 100) from the run store
-    # the track has a row per slot that held a warp in the loaded window, not one per slot of the SM
-    wa, wb = page.evaluate("() => [window.__simtscope.timeline.src.loaded.a, window.__simtscope.timeline.src.loaded.b]")
-    held = rd.heat(sm, wa, min(wb, rd.end_cycle), 0)["state"]
-    busy = np.flatnonzero(((held != STATE_INDEX["idle"]) & (held != 255)).any(axis=1))
-    assert busy.max() + 1 <= geo["slots"] < geo["all"], (geo, busy.max())
     rng = np.random.default_rng(5)
+    cells = [(float(u), int(dc)) for u, dc in zip(rng.random(24), rng.integers(1, 99, 24))]
+    frame = page.evaluate("""([a, cells]) => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat');
+        const ctx = tl.main.getContext('2d'), d = devicePixelRatio || 1, rows = tl.heat.rows(), rh = tl.heat.rowH();
+        return {settled: tl.settled(), slots: rows, all: tl.heat.slots(), wa: tl.src.loaded.a, wb: tl.src.loaded.b,
+          px: cells.map(([u, dc]) => { const slot = Math.floor(u * rows), x = tl.view().toPx(a + dc + 0.5), y = r.y + slot * rh + rh / 2;
+            return [slot, Array.from(ctx.getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data)]; })}; }""",
+                          [a, cells])
+    assert frame["settled"]
+    # the track has a row per slot that held a warp in the loaded window, not one per slot of the SM
+    held = rd.heat(sm, frame["wa"], min(frame["wb"], rd.end_cycle), 0)["state"]
+    busy = np.flatnonzero(((held != STATE_INDEX["idle"]) & (held != 255)).any(axis=1))
+    assert busy.max() + 1 <= frame["slots"] < frame["all"], (frame["slots"], frame["all"], busy.max())
     checked = set()
-    for slot, dc in zip(rng.integers(0, geo["slots"], 24), rng.integers(1, 99, 24)):
-        x = page.evaluate("([c]) => window.__simtscope.timeline.view().toPx(c)", [a + int(dc) + 0.5])
-        y = geo["y"] + int(slot) * geo["row"] + geo["row"] / 2
+    for (_u, dc), (slot, (r, g, b, alpha)) in zip(cells, frame["px"]):
         state = WARP_STATES[truth[slot, dc]]
-        r, g, b, alpha = pixel(page, x, y)
         assert alpha == 255 and (r, g, b) == hex_rgb(colours[state]), (slot, a + dc, state, (r, g, b))
         checked.add(state)
     assert len(checked) >= 2, checked                                     # the sample saw several states
@@ -128,14 +121,17 @@ def test_clicking_a_ptx_line_highlights_its_issues(page, server, softmax_run, sh
     line = int(np.bincount(lines).argmax())
     row = page.locator(f"table.ptx tr[data-line='{line}']")
     expect(row).to_have_class("hot")
+    row.evaluate("(tr) => tr.scrollIntoView({block: 'center'})")     # never under the table's sticky head
     row.click()
     expect(row).to_have_class("hot selected")
-    page.wait_for_function("() => { const g = window.__simtscope.timeline.src.groups.issues; return g && g.n > 0; }",
-                           timeout=30000)
-    got = page.evaluate("""() => { const src = window.__simtscope.timeline.src, g = src.groups.issues;
+    # the window fetched for this line's PCs has arrived and is drawn (not an earlier one without them)
+    wait_settled(page, "tl.src.groups.issues && tl.src.groups.issues.n > 0 && JSON.parse(tl.src.loaded.key)[1].length > 0")
+    got = page.evaluate("""() => { const tl = window.__simtscope.timeline, src = tl.src, g = src.groups.issues;
         return {a: g.cycle0, slot: Array.from(g.cols.slot), cycle: Array.from(g.cols.cycle, Number),
-                wa: src.loaded.a, wb: src.loaded.b}; }""")     # one evaluate: the frame and its window
+                wa: src.loaded.a, wb: src.loaded.b, pcs: JSON.parse(src.loaded.key)[1], settled: tl.settled()}; }""")
+    assert got["settled"]                                     # one evaluate: the frame and its window
     pcs = [p for p, ln in enumerate(kern["pc_line"]) if ln == line]
+    assert got["pcs"] == pcs
     wa, wb = got["wa"], got["wb"]
     k, s, e, st, pc, _ = rd.warp_runs(sm, wa, wb)
     hit = (st == STATE_INDEX["selected"]) & np.isin(pc, pcs)

@@ -8,7 +8,7 @@ import numpy as np
 from playwright.sync_api import expect
 
 from engine.recording import WARP_STATES
-from tests.e2e.conftest import open_view
+from tests.e2e.conftest import open_view, wait_settled
 from webapp.store import RunReader
 
 
@@ -20,8 +20,7 @@ def test_clicking_a_warp_pins_it_and_lists_its_history(page, server, softmax_run
     rd = reader(server, softmax_run["id"])
     c = rd.end_cycle // 3
     open_view(page, server, softmax_run["id"], a=c - 500, b=c + 500, sm=0, cursor=c, tab="warps")
-    page.wait_for_function("() => window.__simtscope.timeline.src.groups.heat", timeout=60000)
-    page.wait_for_timeout(300)
+    wait_settled(page, "tl.src.groups.heat")        # rows are final once the window is drawn: click a row
     slot = 5
     x, y = page.evaluate("""([c, slot]) => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat'),
         b = tl.main.getBoundingClientRect();
@@ -94,8 +93,7 @@ def test_tracks_collapse_and_shift_wheel_scrolls_them(page, server, softmax_run)
     page.keyboard.down("Shift")
     page.mouse.wheel(0, 300)
     page.keyboard.up("Shift")
-    page.wait_for_timeout(200)
-    assert page.evaluate("() => document.querySelector('.tracks-scroll').scrollTop") > 100
+    page.wait_for_function("() => document.querySelector('.tracks-scroll').scrollTop > 100")
     s1 = page.evaluate("() => window.__simtscope.state.get()")
     assert (s0["a"], s0["b"]) == (s1["a"], s1["b"])
 

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.recording import WARP_STATES
-from tests.e2e.conftest import open_view
+from tests.e2e.conftest import open_view, wait_settled
 from webapp.store import RunReader, runfile
 
 
@@ -109,25 +109,28 @@ def test_the_legend_hides_and_shows_a_state_in_the_heatmap(page, server, softmax
     rd = RunReader(server.data_dir / "runs" / f"{softmax_run['id']}.simtrun")
     a = rd.end_cycle // 3
     open_view(page, server, softmax_run["id"], a=a, b=a + 100, sm=0, cursor=a)
-    page.wait_for_function("([a]) => { const g = window.__simtscope.timeline.src.groups.heat; return g && g.step === 1; }",
-                           arg=[a], timeout=60000)
+    wait_settled(page, "tl.src.groups.heat && tl.src.groups.heat.step === 1")
     truth = rd.heat(0, a, a + 100, 0)["state"]
     ls = WARP_STATES.index("long_scoreboard")
     hits = [(s, c) for s in range(truth.shape[0]) for c in range(1, 99) if truth[s, c] == ls]
     assert hits, "no long_scoreboard cell in the window"
     slot, dc = hits[0]
-    xy = page.evaluate("""([c, slot]) => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat');
-        return [tl.view().toPx(c), r.y + slot * tl.heat.rowH() + tl.heat.rowH() / 2]; }""", [a + dc + 0.5, slot])
-    px = lambda: tuple(page.evaluate("""([x, y]) => { const c = window.__simtscope.timeline.main, d = devicePixelRatio || 1;
-        return Array.from(c.getContext('2d').getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data).slice(0, 3); }""", xy))  # noqa: E731
-    page.wait_for_timeout(200)
+
+    def px() -> tuple:
+        """The cell's colour once the canvas shows the current data, view and legend (a frame, not a delay:
+        a legend click restyles synchronously, so the next settled frame is drawn with it)."""
+        wait_settled(page)
+        return tuple(page.evaluate("""([c, slot]) => { const tl = window.__simtscope.timeline, r = tl.trackRect('heat');
+            const x = tl.view().toPx(c), y = r.y + slot * tl.heat.rowH() + tl.heat.rowH() / 2, d = devicePixelRatio || 1;
+            return Array.from(tl.main.getContext('2d').getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data).slice(0, 3); }""",
+                                   [a + dc + 0.5, slot]))
+    item = page.locator("[data-testid=legend] .legend-item[data-state=long_scoreboard]")
     assert px() == (0xd5, 0x5e, 0x00)
     page.locator("[data-testid=legend] [data-toggle=long_scoreboard]").click()
-    expect(page.locator("[data-testid=legend] .legend-item[data-state=long_scoreboard]")).to_have_class(re.compile("off"))
-    page.wait_for_timeout(200)
+    expect(item).to_have_class(re.compile("off"))
     assert px() == (255, 255, 255)
     page.locator("[data-testid=legend] [data-toggle=long_scoreboard]").click()
-    page.wait_for_timeout(200)
+    expect(item).not_to_have_class(re.compile("off"))
     assert px() == (0xd5, 0x5e, 0x00)
 
 

@@ -112,6 +112,7 @@ export class Timeline {
 
   // colours changed (states hidden or shown in the legend): rebuild the bitmaps and redraw
   restyle() {
+    this.styleSeq = (this.styleSeq || 0) + 1;
     for (const t of this.tracks || []) if (t.src.groups && Object.keys(t.src.groups).length) t.setData();
     this.refresh(false);
   }
@@ -161,6 +162,17 @@ export class Timeline {
     const ctx = this.main.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawTracks(ctx, view, this.layout, this.width, { sm: s.sm });
+    // what the canvas now shows (tests wait for it rather than for time to pass: settled() below)
+    this.drawn = { seq: (this.drawn ? this.drawn.seq : 0) + 1, version: this.src.version, a: s.a, b: s.b, sm: s.sm,
+      width: this.width, height: this.layout.height, style: this.styleSeq || 0 };
+  }
+
+  // the canvas shows the latest data for the current view and no window is being fetched
+  settled() {
+    const d = this.drawn, s = this.state.get();
+    return !!(d && this.src && !this.src.want && this.src.loaded && d.version === this.src.version && d.a === s.a
+      && d.b === s.b && d.sm === s.sm && d.width === this.width && d.height === this.layout.height
+      && d.style === (this.styleSeq || 0));
   }                                       // the ruler is drawn with the overlay (it carries the cursor)
 
   drawOverlay() {
