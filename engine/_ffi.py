@@ -31,6 +31,7 @@ E = SimpleNamespace(
     of=_enum("enum gs_opnd_flag", "GS_OF_"),
     sreg=_enum("enum gs_sreg", "GS_SR_"),
     fault=_enum("enum gs_fault_kind", "GS_FAULT_"),
+    unit=_enum("enum gs_unit", "GS_U_"),
     status={"done": lib.GS_DONE, "running": lib.GS_RUNNING, "faulted": lib.GS_FAULTED},
 )
 OP_NAMES = {v: k for k, v in E.op.items()}

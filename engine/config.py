@@ -25,6 +25,7 @@ SCHEDULERS = enums.names("gs_sched_policy", "GS_SCHED_")
 ICACHE = enums.names("gs_icache_model", "GS_ICACHE_")
 L2_HASH = enums.names("gs_l2_hash", "GS_L2_HASH_")
 DRAM_POLICY = enums.names("gs_dram_policy", "GS_DRAM_")
+SASS_MODES = enums.names("gs_sass_mode", "GS_SASS_")
 
 
 class ConfigError(ValueError):
@@ -161,6 +162,9 @@ SCHEMA += [
     P("record.mem_sample_period", int, 64, "requests", 1, 1 << 20, doc="record 1 in N memory requests"),
     P("sim.threads", int, 0, "threads", 0, 1024,
       doc="simulator: threads that simulate SMs (results are identical for any count); 0 = the cores available"),
+    P("timing.sass", str, "auto", "", choices=tuple(SASS_MODES),
+      doc="auto: issue each PTX instruction as the SASS ptxas makes of it and take ptxas's register count, "
+          "when ptxas and nvdisasm are installed (docs/sass.md); off: time the PTX as written"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

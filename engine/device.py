@@ -162,6 +162,8 @@ class Module:
         if p == ffi.NULL:
             raise errors.SimError(f"{self.filename}: {ffi.string(err).decode()}")
         self._ptr = ffi.gc(p, lib.gs_program_destroy)
+        self.sass = None            # engine.sass.SassCosts once a timing run attached them
+        self.sass_state = None      # how timing runs time it (engine.timing.TimingSim.sass_mode)
 
     def kernel(self, name: str) -> Kernel:
         for f in self.program.functions:

@@ -15,7 +15,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from . import enums, errors, recording
+from . import enums, errors, recording, sass
 from ._ffi import OP_NAMES, E, ffi, lib
 from .config import UNITS, Config, load_config
 from .device import U64_MAX, Device, Kernel, _dim3, check_int, check_launch
@@ -93,6 +93,8 @@ def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
     issue = max(1, int(st.issue_cycles))
     d["stalls_per_issue"] = {s: int(st.state_cycles[i]) / issue for i, s in enumerate(recording.WARP_STATES)
                              if s not in ("idle", "done")}
+    d["timing_mode"] = "sass" if st.sass_used else "ptx"
+    d["sass_warp_insts"] = int(st.sass_insts16) / 16 if st.sass_used else None
     d["unit_insts"] = {u: int(st.unit_insts[i]) for i, u in enumerate(UNITS)}
     d["op_counts"] = {OP_NAMES[i]: int(st.op_counts[i]) for i in range(lib.GS_OP__COUNT) if st.op_counts[i]}
     return d
@@ -205,6 +207,7 @@ class TimingSim:
         max_cycles = check_int("max_cycles", max_cycles, 0, U64_MAX)
         chunk_cycles = check_int("chunk_cycles", chunk_cycles, 1, U64_MAX)
         params = self.device.pack_params(kernel, args)
+        mode = self.sass_mode(kernel.module)
         desc = ffi.new("gs_launch_desc *")
         desc.func = kernel.index
         desc.grid = list(g)
@@ -227,7 +230,7 @@ class TimingSim:
                              "source": prog.source, "filename": prog.filename}],
                 "num_sms": self.config["gpu.num_sms"], "warp_slots_per_sm": self.config["sm.max_warps"],
                 "interval": self.config["record.interval_cycles"], "states": recording.WARP_STATES,
-                "level": self.record, "record_sms": self.record_sms, **(meta or {})})
+                "level": self.record, "record_sms": self.record_sms, "timing_mode": mode, **(meta or {})})
         st = lib.gs_tsim_launch(self._ptr, self.device._ptr, kernel.module._ptr, desc, pbuf, len(params), rec, fault)
         if st == lib.GS_FAULTED:
             msg = ffi.string(fault.message).decode()
@@ -235,9 +238,21 @@ class TimingSim:
                 sink.end({"fault": msg}, "faulted")
             raise errors.LaunchError(f"{kernel.name}: {msg}")
         return self._simulate(kernel.name, sink, progress, chunk_cycles,
-                              lambda fault: Device.fault_exception(kernel.module, kernel.name, fault))
+                              lambda fault: Device.fault_exception(kernel.module, kernel.name, fault), mode)
 
-    def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception) -> TimingResult:
+    def sass_mode(self, module) -> dict:
+        """How launches of this module are timed: {"mode": "sass" | "ptx", "reason": why not SASS}. With
+        timing.sass = auto, the first call compiles the module with ptxas (or finds it in the disk cache) and
+        attaches the SASS costs to it (engine/sass, docs/sass.md)."""
+        if self.config["timing.sass"] == "off":
+            return {"mode": "ptx", "reason": "timing.sass = off"}
+        state = getattr(module, "sass_state", None)
+        if state is None:
+            state = module.sass_state = _attach_sass(module)
+        return state
+
+    def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception,
+                  mode: dict | None = None) -> TimingResult:
         """Run the launched kernel to its end (draining recorded rows into sink); raises fault_exception(fault)."""
         fault = ffi.new("gs_fault *")
         t0 = time.perf_counter()
@@ -267,6 +282,8 @@ class TimingSim:
         lib.gs_tsim_get_stats(self._ptr, tstats)
         d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
         d["wall_s"] = wall
+        if mode is not None and mode.get("reason"):
+            d["timing_mode_reason"] = mode["reason"]
         self._kernel_id += 1
         if sink is not None:
             sink.end(d, "done")
@@ -284,3 +301,20 @@ class TimingSim:
                               meta={"workload": {"case": c.name, "kernel": c.kernel}}, **kw)
             return None, res
         return run_case(case, self.device, launcher=launcher)
+
+
+def _attach_sass(module) -> dict:
+    """Compile the module's PTX with ptxas and give the engine's program its SASS costs; the mode that
+    results (pure PTX, with the reason, when the tools are missing or refuse the module)."""
+    try:
+        costs = sass.costs_for(module.program)
+    except sass.SassUnavailable as e:
+        return {"mode": "ptx", "reason": str(e)}
+    except sass.SassError as e:
+        return {"mode": "ptx", "reason": f"{module.filename}: {e}"}
+    regs = np.array(costs.regs, np.uint32)
+    if lib.gs_program_set_sass(module._ptr, ffi.from_buffer("gs_sass_cost[]", costs.costs), len(costs.costs),
+                               ffi.from_buffer("uint32_t[]", regs), len(regs)) != 0:
+        return {"mode": "ptx", "reason": f"{module.filename}: the engine refused the SASS costs"}
+    module.sass = costs
+    return {"mode": "sass", "reason": ""}

@@ -1,7 +1,8 @@
 """`simtscope validate`: simulate every case in timing mode and set it beside the hardware.
 
 Per case: output check, simulated vs measured cycles (gpc__cycles_elapsed.max), executed warp
-instructions (ours are PTX instructions; smsp__inst_executed.sum counts SASS), DRAM bytes, L2 and L1 hit
+instructions (ours are PTX instructions; smsp__inst_executed.sum counts SASS; with SASS timing, the
+SASS warp instructions our PTX ones stand for, docs/sass.md), DRAM bytes, L2 and L1 hit
 rates and the stall breakdown. Summary: mean absolute relative error and Pearson correlation of cycles,
 the same for DRAM bytes and L2 hit rate; the log-log correlation scatter that Accel-Sim's papers use.
 """
@@ -84,7 +85,8 @@ def _simulate(args) -> tuple[dict, str]:
     sim_dram = st["dram_read_bytes"] + st["dram_write_bytes"]
     row = {"name": name, "passed": run.passed, "sim_cycles": st["gpu_sim_cycle"],
            "hw_cycles": h.get("cycles"), "warp_insts": st["warp_insts"],
-           "hw_sass_warp_insts": h.get("sass_warp_insts"),
+           "hw_sass_warp_insts": h.get("sass_warp_insts"), "sim_sass_warp_insts": st.get("sass_warp_insts"),
+           "timing_mode": st.get("timing_mode"), "timing_mode_reason": st.get("timing_mode_reason", ""),
            "sim_dram_bytes": sim_dram, "hw_dram_bytes": h.get("dram_bytes"),
            "sim_l2_hit_rate": st["L2_hit_rate"], "hw_l2_hit_rate": h.get("l2_hit_rate"),
            "sim_l1_hit_rate": st["L1D_hit_rate"], "hw_l1_hit_rate": h.get("l1_hit_rate"),
@@ -94,7 +96,7 @@ def _simulate(args) -> tuple[dict, str]:
     err = (st["gpu_sim_cycle"] - h["cycles"]) / h["cycles"] if h.get("cycles") else float("nan")
     ok = {True: "pass", False: "FAIL", None: "unchk"}[run.passed]
     line = (f"{name:32s} {ok:5s} {st['gpu_sim_cycle']:11,d} {h.get('cycles') or 0:10,d} {100 * err:+6.1f}% "
-            f"{st['warp_insts']:11,d} {h.get('sass_warp_insts') or 0:11,d} "
+            f"{st['warp_insts']:11,d} {round(st.get('sass_warp_insts') or 0):11,d} {h.get('sass_warp_insts') or 0:11,d} "
             f"{sim_dram / 1e6:7.1f}/{(h.get('dram_bytes') or 0) / 1e6:<7.1f} "
             f"{st['L2_hit_rate']:6.2f}/{h.get('l2_hit_rate') or 0:<6.2f} "
             f"{st['L1D_hit_rate']:6.2f}/{h.get('l1_hit_rate') or 0:<6.2f} "
@@ -125,8 +127,10 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
     sim = TimingSim(config, overrides=overrides or [])    # a bad configuration fails here, once
     cases = [c for c in suite.cases if not only or any(re.fullmatch(p.replace("*", ".*"), c.name)
                                                         for p in only.split(","))]
+    out(f"timing:   {timing_mode_line(sim)}")
     out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
-        f"{'SASS winst':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} {'Mi/s':>6s}")
+        f"{'SASS sim':>11s} {'SASS hw':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} "
+        f"{'Mi/s':>6s}")
     t_all = time.perf_counter()
     wover = tuple(overrides or ())
     if jobs > 1 and not any(o.startswith("sim.threads") for o in wover):
@@ -163,6 +167,9 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
         "pearson_dram_bytes": pearson([r["sim_dram_bytes"] for r in good], [r["hw_dram_bytes"] for r in good]),
         "mae_l2_hit_rate": float(np.mean([abs(r["sim_l2_hit_rate"] - r["hw_l2_hit_rate"]) for r in good])) if good else float("nan"),
         "pearson_l2_hit_rate": pearson([r["sim_l2_hit_rate"] for r in good], [r["hw_l2_hit_rate"] for r in good]),
+        "timing_modes": {m: sum(1 for r in rows if r.get("timing_mode") == m) for m in ("sass", "ptx")},
+        "mae_sass_warp_insts": mae([r["sim_sass_warp_insts"] for r in good if r.get("sim_sass_warp_insts")],
+                                   [r["hw_sass_warp_insts"] for r in good if r.get("sim_sass_warp_insts")]),
         "wall_s": round(time.perf_counter() - t_all, 1),
         "config": sim.config.name, "overrides": overrides or [],
     }
@@ -173,12 +180,30 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
     out(f"DRAM:     MAE {100 * summary['mae_dram_bytes']:.1f}%   Pearson {summary['pearson_dram_bytes']:.3f}")
     out(f"L2 hit:   mean |error| {summary['mae_l2_hit_rate']:.3f}   Pearson {summary['pearson_l2_hit_rate']:.3f}")
     out(f"outputs:  {summary['passed']}/{summary['cases']} passed in {summary['wall_s']} s")
+    modes = summary["timing_modes"]
+    out(f"timing:   {modes['sass']} case(s) with SASS costs, {modes['ptx']} as PTX"
+        + (f"; SASS warp instructions: MAE {100 * summary['mae_sass_warp_insts']:.1f}% against ncu"
+           if modes["sass"] else ""))
+    for r in rows:
+        if r.get("timing_mode") == "ptx" and r.get("timing_mode_reason") and sim.config["timing.sass"] != "off":
+            out(f"          {r['name']}: PTX timing ({r['timing_mode_reason']})")
     result = {"mode": "timing", "cases": rows, "summary": summary}
     if json_path:
         Path(json_path).write_text(json.dumps(result, indent=1, default=float))
     if plot_path:
         plot(rows, summary, plot_path)
     return result
+
+
+def timing_mode_line(sim: TimingSim) -> str:
+    """What timing.sass asks for and whether the tools are there (each case's row says what it got)."""
+    from . import sass
+    if sim.config["timing.sass"] == "off":
+        return "PTX instructions as written (timing.sass = off)"
+    tools = sass.find_tools()
+    if tools is None:
+        return f"PTX instructions as written: {sass.why_missing()}"
+    return f"SASS-aware (timing.sass = auto; {tools.ptxas_version.split(' Build')[0]}, -arch={sass.ARCH})"
 
 
 def plot(rows, summary, path) -> None:

@@ -89,6 +89,8 @@ struct gs_program {
     uint8_t *const_bank;
     uint32_t const_bytes;
     struct gs_tsrc *trace;    /* trace-driven kernel (trace_src.c): warps take their instructions from it */
+    gs_sass_cost *sass;       /* per instruction, or NULL (gs_program_set_sass) */
+    uint32_t *sass_regs;      /* per function: ptxas's registers per thread, 0 = unknown */
 };
 
 /* One global-memory allocation, backed by an anonymous mapping (pages materialise on first touch). */

@@ -231,5 +231,21 @@ void gs_program_destroy(gs_program *p) {
     if (!p) return;
     free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
     free(p->const_regs); free(p->const_bank);
+    free(p->sass); free(p->sass_regs);
     free(p);
+}
+
+int gs_program_set_sass(gs_program *p, const gs_sass_cost *costs, uint32_t n, const uint32_t *regs, uint32_t nfuncs) {
+    if (!p || !costs || !regs || n != p->ninsts || nfuncs != p->nfuncs) return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (costs[i].unit >= GS_U__COUNT) return -1;
+    gs_sass_cost *c = malloc((n ? n : 1) * sizeof *c);
+    uint32_t *r = malloc((nfuncs ? nfuncs : 1) * sizeof *r);
+    if (!c || !r) { free(c); free(r); return -1; }
+    memcpy(c, costs, n * sizeof *c);
+    memcpy(r, regs, nfuncs * sizeof *r);
+    free(p->sass); free(p->sass_regs);
+    p->sass = c;
+    p->sass_regs = r;
+    return 0;
 }

@@ -83,6 +83,7 @@ typedef struct gs_subcore {
     uint64_t unit_free[GS_U__COUNT];
     uint64_t next_check;               /* no warp can issue before this cycle */
     int32_t last;                      /* last issued slot (gto greed, lrr position) */
+    uint32_t carry16;                  /* SASS timing: x16 part of a slot the last issue ran into this cycle */
 } gs_subcore;
 
 typedef struct gs_tsm {
@@ -141,6 +142,7 @@ struct gs_tsim {
     uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
     /* the launch */
     int launched, finished, status, launched_once;
+    int sass;                          /* this launch is timed with the program's SASS costs (prog->sass) */
     gs_device *dev;
     gs_program *prog;
     gs_launch_desc desc;
@@ -169,6 +171,22 @@ struct gs_tsim {
     gs_rec rec;
     uint64_t next_interval;
 };
+
+/* The SASS costs of instruction pc when the launch uses them (NULL: time it as a PTX instruction). */
+static inline const gs_sass_cost *gs_sass_of(const gs_tsim *ts, int pc) {
+    if (!ts->sass) return NULL;
+    const gs_sass_cost *s = &ts->prog->sass[pc];
+    return s->known ? s : NULL;
+}
+static inline int gs_unit_is_alu(int u) {
+    return u == GS_U_INT || u == GS_U_FP32 || u == GS_U_FP16 || u == GS_U_FP64 || u == GS_U_SFU;
+}
+/* The pipe of instruction pc: for arithmetic, the one its SASS suggests; memory, tensor, control and
+ * barrier instructions keep theirs (their timing has its own model). */
+static inline uint8_t gs_unit_of(const gs_tsim *ts, int pc, const gs_xinst *x) {
+    const gs_sass_cost *s = gs_sass_of(ts, pc);
+    return s && gs_unit_is_alu(x->unit) && gs_unit_is_alu(s->unit) ? s->unit : x->unit;
+}
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);

@@ -20,6 +20,8 @@
 #include "warpsched.h"
 #include "trace_src.h"
 
+#define GS_MAX_ISSUE_PER_CYCLE 8           /* SASS timing: folded instructions issued with others in a cycle */
+
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -114,7 +116,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     tw->next_pc = pc;
     if (pc < 0) return;
     const gs_xinst *x = &ts->prog->x[pc];
-    tw->next_unit = x->unit;
+    tw->next_unit = gs_unit_of(ts, pc, x);
     uint64_t fetch = 0;
     const gs_tconfig *cf = &ts->cfg;
     /* sm.fetch_insts: the warp's next instructions come in groups through the SM's fetch unit (one
@@ -211,16 +213,20 @@ static inline int source_step(gs_tsim *ts, gs_worker *wk, gs_tsm *sm, gs_tw *tw,
     return gs_warp_step(&wk->ctx, tw->w);
 }
 
-static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
+/* Issue the warp's next instruction; returns the issue slots it takes, x16 (16: one; SASS timing: its
+ * SASS instruction count x16, 0 for an instruction ptxas folded into another). */
+static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
     const gs_tconfig *cf = &ts->cfg;
     gs_worker *wk = sm->wk;
     gs_pend *pd = &sm->pend;
     gs_warp *w = tw->w;
     int pc = tw->next_pc;
     const gs_xinst *x = &ts->prog->x[pc];
-    gs_tsm_account(ts, sm, tw, now);
-    add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
-    tw->acc_t = now + 1;
+    if (tw->acc_t <= now) {                 /* (not when it issues again in this cycle after a folded one) */
+        gs_tsm_account(ts, sm, tw, now);
+        add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
+        tw->acc_t = now + 1;
+    }
     wk->pc_issued[pc]++;
     tw->fetch_req = now;
     uint64_t ti0 = wk->fstats.thread_insts;
@@ -228,7 +234,7 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     if (r == GS_X_FAULT) {
         if (wk->status != GS_FAULTED) wk->fault_sm = sm->id;
         wk->status = GS_FAULTED;
-        return;
+        return 16;
     }
     uint32_t active = (uint32_t)(wk->fstats.thread_insts - ti0);
     wk->st.warp_insts++;
@@ -237,15 +243,25 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
     sm->iv_thread_insts += active;
     sm->last_issue = now;
     sm->issued_q = 1;
-    int unit = x->unit;
+    int unit = gs_unit_of(ts, pc, x);
+    /* SASS timing (docs/sass.md): the SASS instructions take issue16/16 slots, the pipe is busy for those
+     * of its class, the result comes after the last of them; a folded instruction (no SASS of its own,
+     * not a memory access) takes no slot and no pipe, and its result is there at once */
+    const gs_sass_cost *sa = gs_sass_of(ts, pc);
+    uint32_t issue16 = sa ? sa->issue16 : 16;
+    int folded = sa && issue16 == 0 && (unit != GS_U_LDST || x->space == GS_SPACE_PARAM);
+    uint64_t sass_extra = sa && issue16 > 16 && unit != GS_U_LDST ? (issue16 - 16 + 15) / 16 : 0;
+    wk->st.sass_insts16 += issue16;
     uint64_t interval = cf->pipes_interval_cycles[unit], tensor_extra = 0;
     if (unit == GS_U_TENSOR && (x->op == GS_OP_MMA || x->op == GS_OP_WMMA_MMA || x->op == GS_OP_WGMMA_MMA)) {
         double u = tensor_units(x);
         interval = (uint64_t)(u * cf->pipes_interval_cycles[unit] + 0.5);
         if (interval < 1) interval = 1;
         tensor_extra = interval > cf->pipes_interval_cycles[unit] ? interval - cf->pipes_interval_cycles[unit] : 0;
+    } else if (sa && sa->unit == unit && sa->pipe16 > 16) {
+        interval = (sa->pipe16 * interval + 8) / 16;
     }
-    sc->unit_free[unit] = now + interval;
+    if (!folded) sc->unit_free[unit] = now + interval;
     /* result latency */
     uint64_t done;
     uint8_t kind = GS_WS_WAIT;
@@ -263,8 +279,10 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
             tw->drain_at = d;
             done = now + 1;
         }
+    } else if (folded) {
+        done = now;
     } else {
-        done = now + cf->pipes_latency_cycles[unit] + tensor_extra;
+        done = now + cf->pipes_latency_cycles[unit] + tensor_extra + sass_extra;
         if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
     }
     for (uint32_t i = 0; i < x->nwr; i++) {
@@ -277,9 +295,9 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
         if (gs_is_pend(done)) gs_pend_fix(pd, tw->slot, GS_FIX_PRED, (uint32_t)x->pwr[i]);
     }
     /* what happens next for this warp */
-    uint64_t earliest = now + cf->sm_dispatch_latency_cycles;
+    uint64_t earliest = folded ? now : now + cf->sm_dispatch_latency_cycles;
     int dflt = GS_WS_WAIT;
-    if (unit == GS_U_BRANCH) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
+    if (unit == GS_U_BRANCH && !folded) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
     if (x->op == GS_OP_MEMBAR) { earliest = gs_pend_max(pd, tw->drain_at, 0, earliest); dflt = GS_WS_MEMBAR; }
     if (x->op == GS_OP_BAR) {
         earliest = now + cf->sm_barrier_latency_cycles + cf->sm_barrier_per_warp_cycles * ts->warps_per_cta;
@@ -297,6 +315,7 @@ static void issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t n
         release_barrier_waiters(ts, sm, tw->cta, now);
     }
     if (w->state == GS_W_DONE || tw->next_pc < 0) retire_warp(ts, sm, tw, now);
+    return folded ? 0 : (issue16 ? issue16 : 16);
 }
 
 /* the warp has no instruction left: drain its stores, then free the slot (and maybe the CTA) */
@@ -417,10 +436,20 @@ void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         int pick = gs_sched_pick(ts, sm, sc, now, &min_next);
         if (pick >= 0) {
             sm->wk->st.issue_cycles++;
-            issue(ts, sm, sc, &sm->tw[pick], now);
-            if (sm->wk->status == GS_FAULTED) return;
-            sc->last = pick;
-            sc->next_check = now + 1;
+            /* issue slots x16 (SASS timing: instructions of less than a slot share the cycle; one of more
+             * keeps the scheduler busy, its fraction carried into the next issue) */
+            uint32_t acc = sc->carry16, n = 0;
+            for (;;) {
+                acc += issue(ts, sm, sc, &sm->tw[pick], now);
+                if (sm->wk->status == GS_FAULTED) return;
+                sc->last = pick;
+                if (acc >= 16 || !ts->sass || ++n >= GS_MAX_ISSUE_PER_CYCLE) break;
+                pick = gs_sched_pick(ts, sm, sc, now, &min_next);
+                if (pick < 0) break;
+            }
+            if (acc < 16) acc = 16;                 /* the rest of the cycle goes unused */
+            sc->carry16 = acc % 16;
+            sc->next_check = now + acc / 16;
         } else {
             sc->next_check = min_next;
         }

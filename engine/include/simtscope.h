@@ -271,6 +271,19 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts,
                               const uint8_t *const_data, uint32_t const_bytes,
                               char *err, uint32_t errlen);
 void gs_program_destroy(gs_program *prog);
+
+/* SASS-aware timing (engine/sass, docs/sass.md): what ptxas made of one IR instruction. */
+typedef struct gs_sass_cost {
+    uint16_t issue16;  /* issue slots x16: the SASS instructions it became (0: folded into another one) */
+    uint16_t pipe16;   /* how many of them (x16) go to `unit` */
+    uint8_t unit;      /* enum gs_unit: the pipe its SASS suggests (used for ALU instructions) */
+    uint8_t known;     /* 0: no SASS information: timed as a PTX instruction */
+} gs_sass_cost;
+/* Contract: attaches SASS costs (n: the program's instruction count) and ptxas's registers per thread for
+ * each function (nfuncs: the program's function count; 0 = unknown) to the program, replacing earlier ones.
+ * Timing launches use them when timing.sass is auto. Returns 0, or -1 (nothing changed) when a count or a
+ * unit is out of range or memory runs out. */
+int gs_program_set_sass(gs_program *p, const gs_sass_cost *costs, uint32_t n, const uint32_t *regs, uint32_t nfuncs);
 /* Contract: 1 if the engine has a handler for this instruction (used by the front end to report
  * every unsupported instruction at once), else 0. */
 int gs_inst_supported(const gs_ir_inst *inst, const gs_ir_opnd *opnds);
@@ -343,6 +356,7 @@ enum gs_sched_policy { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SC
 enum gs_icache_model { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
 enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
 enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
+enum gs_sass_mode { GS_SASS_AUTO = 0, GS_SASS_OFF, GS_SASS__COUNT };   /* timing.sass (engine/sass) */
 
 /* The flat configuration (engine/config.py fills it; field = TOML key with '.' -> '_'). */
 typedef struct gs_tconfig {
@@ -381,6 +395,7 @@ typedef struct gs_tconfig {
     uint32_t record_interval_cycles, record_mem_sample_period;
     uint32_t sim_quantum_cycles;
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
+    uint32_t timing_sass;          /* enum gs_sass_mode: auto uses a program's SASS costs when it has them */
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */
@@ -402,7 +417,10 @@ typedef struct gs_tstats {
     uint64_t icache_misses;
     uint64_t unit_insts[GS_U__COUNT];
     uint64_t op_counts[GS_OP__COUNT];
+    uint64_t sass_insts16;         /* issue slots charged x16: SASS warp instructions x16 (16 per warp
+                                      instruction when the launch ran without SASS costs) */
     uint32_t ctas_per_sm, warps_per_sm, regs_per_thread, shared_per_cta, carveout_kib, occupancy_limiter;
+    uint32_t sass_used;            /* 1: the launch was timed with the program's SASS costs */
 } gs_tstats;
 
 /* The occupancy limiter reported in gs_tstats (engine/timing.py LIMITERS reads the names from here). */

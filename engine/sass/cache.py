@@ -1,0 +1,53 @@
+"""The disk cache of compiled modules: one JSON file per (PTX bytes, ptxas and nvdisasm versions, target).
+
+Folder: $SIMTSCOPE_CACHE_DIR/sass, else $XDG_CACHE_HOME/simtscope/sass, else ~/.cache/simtscope/sass.
+Files are written whole (a temporary file renamed), so a reader never sees half of one; an unreadable or
+foreign file is ignored and rewritten. Nothing expires: a module's SASS never changes for one toolchain.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+FORMAT = 2
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("SIMTSCOPE_CACHE_DIR")
+    if base:
+        return Path(base) / "sass"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "simtscope" / "sass"
+
+
+def key_of(ptx: bytes, tools_key: str, arch: str) -> str:
+    h = hashlib.sha256()
+    for part in (f"sass-cache/{FORMAT}".encode(), arch.encode(), tools_key.encode(), ptx):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def load(key: str) -> dict | None:
+    p = cache_dir() / f"{key}.json"
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == key else None
+
+
+def store(key: str, data: dict) -> None:
+    """Best effort: a read-only or full disk only costs the next run a compile."""
+    d = cache_dir()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump({**data, "format": FORMAT, "key": key}, f, separators=(",", ":"))
+        os.replace(tmp, d / f"{key}.json")
+    except OSError:
+        pass

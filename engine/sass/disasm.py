@@ -1,0 +1,161 @@
+"""PTX -> SASS with the offline tools, read back per function with the PTX line of every instruction.
+
+`ptxas -arch=sm_90a -lineinfo -v` compiles the module (as the driver's JIT does on the H200: for most
+modules the JIT's SASS equals offline ptxas's, validation/README.md); `-v` reports each function's
+registers, stack frame and spills. `-lineinfo` makes ptxas write `.nv_debug_line_sass`, which maps every
+SASS instruction to the line of the PTX text it came from, whatever `.loc` directives the PTX carries;
+`nvdisasm -gp -c` prints it as `//## File ".nv_debug_ptx_txt", line N` before the instructions of line N.
+The trailing self-branch and NOPs that pad a function's code to its alignment are never executed and are
+kept apart (`padding`).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .tools import Tools
+
+ARCH = "sm_90a"
+
+_SECTION = re.compile(r"^//-+ \.text\.(\S+)")
+_LINE = re.compile(r'^\s*//## File "[^"]*", line (\d+)')
+_INST = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*([^;]*);")
+_LABEL = re.compile(r"^(\.L_x_\d+):")
+_BRA_SELF = re.compile(r"`\((\.L_x_\d+)\)")
+# instructions after which a new basic block starts
+_ENDS_BLOCK = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BREAK", "KILL", "BPT"}
+
+_V_FUNC = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
+_V_ENTRY = re.compile(r"Compiling entry function '([\w$.]+)'")
+_V_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_V_REGS = re.compile(r"Used (\d+) registers")
+
+
+class SassError(RuntimeError):
+    """ptxas or nvdisasm refused the module or failed: the message quotes the tool's own."""
+
+
+@dataclass
+class SassInst:
+    opcode: str           # base mnemonic: IMAD
+    mods: str             # modifiers as written: .WIDE.U32
+    line: int             # PTX line (0: none given)
+    predicated: bool
+    block: int = 0            # basic block (a label or a control transfer starts a new one)
+    self_loop: bool = False   # `L: BRA L` (the end-of-code trap loop)
+
+
+@dataclass
+class SassFunction:
+    name: str
+    insts: list[SassInst] = field(default_factory=list)
+    padding: int = 0                  # trailing self-branch + NOPs (never executed)
+    is_entry: bool = False
+    registers: int = 0
+    stack_bytes: int = 0
+    spill_store_bytes: int = 0
+    spill_load_bytes: int = 0
+
+    @property
+    def total(self) -> int:
+        """every instruction of the function's code, padding included (what nvdisasm lists)"""
+        return len(self.insts) + self.padding
+
+
+def parse_disasm(text: str) -> dict[str, SassFunction]:
+    """nvdisasm -gp -c output -> functions by name, instructions in address order with their PTX lines."""
+    funcs: dict[str, SassFunction] = {}
+    cur: SassFunction | None = None
+    line = 0
+    labels: list[str] = []               # labels since the last instruction
+    block, ended = 0, False
+    for raw in text.splitlines():
+        m = _SECTION.match(raw)
+        if m:
+            cur = funcs.setdefault(m.group(1), SassFunction(m.group(1)))
+            line, labels, block, ended = 0, [], 0, False
+            continue
+        if cur is None:
+            continue
+        m = _LINE.match(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        m = _LABEL.match(raw)
+        if m:
+            labels.append(m.group(1))
+            continue
+        m = _INST.match(raw)
+        if m:
+            if (labels or ended) and cur.insts:
+                block += 1
+            inst = SassInst(m.group(3), m.group(4), line, bool(m.group(2)), block)
+            ended = inst.opcode in _ENDS_BLOCK
+            t = _BRA_SELF.search(m.group(5))
+            inst.self_loop = inst.opcode == "BRA" and t is not None and t.group(1) in labels
+            cur.insts.append(inst)
+            labels = []
+    for f in funcs.values():
+        _strip_padding(f)
+    return funcs
+
+
+def _strip_padding(f: SassFunction) -> None:
+    """Drop the trailing `L: BRA L` and the NOPs after it (alignment padding)."""
+    n = len(f.insts)
+    while n and f.insts[n - 1].opcode == "NOP":
+        n -= 1
+    if n and f.insts[n - 1].opcode == "BRA" and f.insts[n - 1].self_loop:
+        n -= 1
+    f.padding = len(f.insts) - n
+    del f.insts[n:]
+
+
+def parse_resources(log: str, funcs: dict[str, SassFunction]) -> None:
+    """ptxas -v's report: registers, stack frame and spills per function, entries marked."""
+    cur = None
+    for raw in log.splitlines():
+        m = _V_ENTRY.search(raw)
+        if m and m.group(1) in funcs:
+            funcs[m.group(1)].is_entry = True
+        m = _V_FUNC.search(raw)
+        if m:
+            cur = funcs.get(m.group(1))
+            continue
+        if cur is None:
+            continue
+        m = _V_FRAME.search(raw)
+        if m:
+            cur.stack_bytes, cur.spill_store_bytes, cur.spill_load_bytes = map(int, m.groups())
+        m = _V_REGS.search(raw)
+        if m:
+            cur.registers = int(m.group(1))
+
+
+def compile_ptx(ptx: bytes, tools: Tools, timeout: float = 600) -> tuple[dict[str, SassFunction], str]:
+    """Compile and disassemble; returns the functions and ptxas's log. Raises SassError."""
+    with tempfile.TemporaryDirectory(prefix="simtscope-sass-") as d:
+        src, cubin = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_bytes(ptx)
+        p = _run([tools.ptxas, f"-arch={ARCH}", "-lineinfo", "-v", "-o", str(cubin), str(src)], timeout)
+        log = p.stdout + p.stderr
+        q = _run([tools.nvdisasm, "-gp", "-c", str(cubin)], timeout)
+    funcs = parse_disasm(q.stdout)
+    parse_resources(log, funcs)
+    return funcs, log
+
+
+def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SassError(f"{Path(cmd[0]).name} took longer than {timeout:.0f} s") from None
+    except OSError as e:
+        raise SassError(f"cannot run {cmd[0]}: {e}") from None
+    if p.returncode != 0:
+        msg = (p.stderr or p.stdout).strip().replace("/k.ptx", "").splitlines()
+        raise SassError(f"{Path(cmd[0]).name} failed: " + " | ".join(msg[:6]))
+    return p
