@@ -14,7 +14,7 @@ PACKAGES = ("engine", "webapp", "simtscope")
 LAYERS = {
     "binding": ("engine._ffi", "engine._engine", "engine.build_ffi"),
     "recording": ("engine.recording", "engine.enums"),
-    "ir": ("engine.ptx",),
+    "ir": ("engine.ptx", "engine.sass"),
     "engine": ("engine",),
     "workloads": ("engine.workload", "engine.traces"),
     "store": ("webapp.store",),

@@ -4,13 +4,24 @@ accesses, DRAM bandwidth saturation, scheduler order, occupancy limits. Plus det
 test over every configuration preset."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from engine import recording
 from engine.config import list_configs, load_config
 from engine.timing import TimingSim
+
+
+@pytest.fixture(autouse=True)
+def _ptx_timing(monkeypatch):
+    """These tests pin the scheduler, pipes and memory model instruction by instruction on hand-written PTX,
+    so they time the PTX as written (timing.sass = off); SASS-aware timing is tested in test_sass.py."""
+    init = TimingSim.__init__
+
+    def ptx_init(self, config="h200", overrides=None, *a, **k):
+        init(self, config, [*(overrides or []), "timing.sass=off"], *a, **k)
+    monkeypatch.setattr(TimingSim, "__init__", ptx_init)
+
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 

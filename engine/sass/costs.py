@@ -62,23 +62,41 @@ class SassCosts:
         return float(np.dot(pc_counts.astype(np.float64), self.costs["issue16"].astype(np.float64)) / 16.0)
 
 
-def _per_execution(insts: list) -> Counter:
-    """The SASS of one execution of a PTX line, from all its copies: ptxas unrolls loops and duplicates
-    tails, so a line's instructions may repeat k times inside one basic block (a k-times unrolled body)
-    and again in other blocks (the remainder loops). Per block, the line's instructions divided by the
-    greatest common divisor of their counts is one copy, and each instruction (opcode and modifiers) is
-    counted as often as the copy that has it most often (so the copies in other blocks count once, and a
-    computation split between a loop's preheader and its body counts both parts)."""
+def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
+    """Per SASS basic block, how many copies of the PTX it holds: ptxas unrolls loops, so in a k-times
+    unrolled body most lines' instructions come k at a time. A line's copies in a block are the gcd of its
+    instruction counts (opcode and modifiers); the block's factor is the most common of those (ties to the
+    smaller), so an extra instruction ptxas attaches to one line does not hide the unrolling."""
+    per_block: dict[int, Counter] = defaultdict(Counter)
+    for insts in groups.values():
+        counts: dict[int, Counter] = defaultdict(Counter)
+        for si in insts:
+            counts[si.block][si.opcode + si.mods] += 1
+        for b, cnt in counts.items():
+            g = 0
+            for v in cnt.values():
+                g = math.gcd(g, v)
+            per_block[b][g] += 1
+    return {b: max(votes.items(), key=lambda kv: (kv[1], -kv[0]))[0] for b, votes in per_block.items()}
+
+
+def _per_execution(insts: list, unroll: dict[int, int]) -> Counter:
+    """The SASS classes of one execution of a PTX line: per block its instructions divided by the block's
+    unroll factor, from the most unrolled blocks it is in (an unrolled loop's main body: what most of its
+    executions run; its remainder loops and preheader are left out); each instruction (opcode and
+    modifiers) counted as often as the block that has it most per copy (so a computation split between
+    blocks of one factor counts all its parts)."""
     blocks: dict[int, Counter] = defaultdict(Counter)
     for si in insts:
         blocks[si.block][si.opcode + si.mods] += 1
-    one: Counter = Counter()
-    for cnt in blocks.values():
-        g = 0
-        for v in cnt.values():
-            g = math.gcd(g, v)
+    top = max(unroll.get(b, 1) for b in blocks)       # the most unrolled copy: the loop's main body
+    one: dict[str, float] = defaultdict(float)
+    for b, cnt in blocks.items():
+        u = unroll.get(b, 1)
+        if u != top:
+            continue
         for op, v in cnt.items():
-            one[op] = max(one[op], v // g)
+            one[op] = max(one[op], v / u)
     out: Counter = Counter()
     for op, v in one.items():
         out[sass_class(op.split(".", 1)[0])] += v
@@ -109,8 +127,9 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                 groups[tuple(pcs)].append(si)
         got: dict[int, Counter] = defaultdict(Counter)
         mapped = 0.0
+        unroll = _unroll_factors(groups)
         for pcs, insts in groups.items():
-            one = _per_execution(insts)
+            one = _per_execution(insts, unroll)
             for pc in pcs:
                 for cls, v in one.items():
                     got[pc][cls] += v / len(pcs)

@@ -140,15 +140,17 @@ def compile_ptx(ptx: bytes, tools: Tools, timeout: float = 600) -> tuple[dict[st
     with tempfile.TemporaryDirectory(prefix="simtscope-sass-") as d:
         src, cubin = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_bytes(ptx)
-        p = _run([tools.ptxas, f"-arch={ARCH}", "-lineinfo", "-v", "-o", str(cubin), str(src)], timeout)
+        p = _run([tools.ptxas, f"-arch={ARCH}", "-lineinfo", "-v", "-o", str(cubin), str(src)], timeout, d)
         log = p.stdout + p.stderr
-        q = _run([tools.nvdisasm, "-gp", "-c", str(cubin)], timeout)
+        q = _run([tools.nvdisasm, "-gp", "-c", str(cubin)], timeout, d)
     funcs = parse_disasm(q.stdout)
     parse_resources(log, funcs)
     return funcs, log
 
 
-def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], timeout: float, tmp: str) -> subprocess.CompletedProcess:
+    """Run a tool; its error message names the module `k.ptx` (not the temporary folder, so that it is the
+    same on every run)."""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -156,6 +158,6 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     except OSError as e:
         raise SassError(f"cannot run {cmd[0]}: {e}") from None
     if p.returncode != 0:
-        msg = (p.stderr or p.stdout).strip().replace("/k.ptx", "").splitlines()
+        msg = (p.stderr or p.stdout).strip().replace(tmp + "/", "").splitlines()
         raise SassError(f"{Path(cmd[0]).name} failed: " + " | ".join(msg[:6]))
     return p
