@@ -14,7 +14,7 @@ from webapp.jobs.sims import check_timing
 @pytest.mark.parametrize("override, message", [
     ("sm.warp_scheduler=lrr", "override 'sm.warp_scheduler=lrr': unknown key 'sm.warp_scheduler'; did you mean sm.scheduler?"),
     ("sm.scheduler=fastest", "override: sm.scheduler = 'fastest' is not one of gto, lrr, two_level"),
-    ("foo.bar=1", "override 'foo.bar=1': unknown key 'foo.bar'; sections: gpu, sm, pipes, l1, shared, const, icnt, l2, dram, record, sim"),
+    ("foo.bar=1", "override 'foo.bar=1': unknown key 'foo.bar'; sections: gpu, sm, pipes, l1, shared, const, icnt, l2, dram, record, sim, timing"),
     ("l2.size_kib=-5", "override: l2.size_kib = -5 KiB is outside [64, 4194304]"),
 ])
 def test_a_bad_override_names_the_valid_values(override, message):

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-FORMAT = 2
+FORMAT = 3
 
 
 def cache_dir() -> Path:

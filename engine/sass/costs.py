@@ -82,24 +82,45 @@ def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
 
 def _per_execution(insts: list, unroll: dict[int, int]) -> Counter:
     """The SASS classes of one execution of a PTX line: per block its instructions divided by the block's
-    unroll factor, from the most unrolled blocks it is in (an unrolled loop's main body: what most of its
-    executions run; its remainder loops and preheader are left out); each instruction (opcode and
+    unroll factor, from the blocks in the deepest SASS loop it is in (what ptxas hoisted out of a loop
+    runs less often: a division's reciprocal of a loop-invariant divisor) and there the most unrolled ones
+    (an unrolled loop's main body: what most of its executions run; its remainder loops are left out); each instruction (opcode and
     modifiers) counted as often as the block that has it most per copy (so a computation split between
     blocks of one factor counts all its parts)."""
     blocks: dict[int, Counter] = defaultdict(Counter)
+    depth: dict[int, int] = {}
     for si in insts:
         blocks[si.block][si.opcode + si.mods] += 1
-    top = max(unroll.get(b, 1) for b in blocks)       # the most unrolled copy: the loop's main body
+        depth[si.block] = si.depth
+    # the innermost loop it is in (what ptxas hoisted out runs less often), then the most unrolled copy
+    # there (the loop's main body)
+    top = max((depth[b], unroll.get(b, 1)) for b in blocks)
     one: dict[str, float] = defaultdict(float)
     for b, cnt in blocks.items():
         u = unroll.get(b, 1)
-        if u != top:
+        if (depth[b], u) != top:
             continue
         for op, v in cnt.items():
             one[op] = max(one[op], v / u)
     out: Counter = Counter()
     for op, v in one.items():
         out[sass_class(op.split(".", 1)[0])] += v
+    return out
+
+
+def _fully_unrolled(program, in_sass_loop: np.ndarray) -> np.ndarray:
+    """The IR instructions of PTX loops that ptxas unrolled completely (a constant trip count: Triton's
+    GEMM and convolution templates): none of the loop's SASS is inside a SASS loop. Their SASS is one copy
+    per iteration laid out straight, and which copy belongs to which execution cannot be told from the
+    code, so these instructions keep their PTX timing (docs/sass.md)."""
+    n = len(program.insts)
+    out = np.zeros(n, bool)
+    bra = E.op["bra"]
+    ops, targets = program.insts["op"], program.insts["target"]
+    for pc in range(n):
+        t = int(targets[pc])
+        if ops[pc] == bra and 0 <= t <= pc and not in_sass_loop[t:pc + 1].any():
+            out[t:pc + 1] = True
     return out
 
 
@@ -111,6 +132,7 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
         line_pcs[int(lines[pc])].append(pc)
     by_name = {f.name: f for f in program.functions}
     per_pc: dict[int, Counter] = {}            # pc -> classes of one execution (the copy with the most SASS)
+    in_sass_loop = np.zeros(n, bool)           # pc -> some of its SASS is inside a SASS loop
     static = np.zeros(n)                       # pc -> SASS instructions in the code (all copies)
     kernels = {}
     for name, sf in funcs.items():
@@ -125,6 +147,8 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                 pcs = [own[min(i, len(own) - 1)][1]]
             if pcs:
                 groups[tuple(pcs)].append(si)
+                if si.depth:
+                    in_sass_loop[pcs] = True
         got: dict[int, Counter] = defaultdict(Counter)
         mapped = 0.0
         unroll = _unroll_factors(groups)
@@ -140,11 +164,14 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                 per_pc[pc] = c
         kernels[name] = KernelSass(name, len(sf.insts), sf.padding, sf.registers, sf.stack_bytes,
                                    sf.spill_store_bytes, sf.spill_load_bytes, mapped)
+    unrolled = _fully_unrolled(program, in_sass_loop)
     costs = np.zeros(n, COST_DT)
     classes: list[dict[str, float]] = []
     for pc in range(n):
         c = per_pc.get(pc, Counter())
         classes.append(dict(c))
+        if unrolled[pc]:
+            continue                           # known = 0: timed as a PTX instruction
         total = sum(c.values())
         costs[pc]["known"] = 1
         costs[pc]["issue16"] = min(65535, int(round(16 * total)))

@@ -45,6 +45,7 @@ class SassInst:
     line: int             # PTX line (0: none given)
     predicated: bool
     block: int = 0            # basic block (a label or a control transfer starts a new one)
+    depth: int = 0            # loops around it: backward branches whose range [target, branch] holds it
     self_loop: bool = False   # `L: BRA L` (the end-of-code trap loop)
 
 
@@ -72,6 +73,8 @@ def parse_disasm(text: str) -> dict[str, SassFunction]:
     line = 0
     labels: list[str] = []               # labels since the last instruction
     block, ended = 0, False
+    where: dict[str, dict[str, int]] = {}     # function -> label -> index of the instruction after it
+    branches: dict[str, list[tuple[int, str]]] = {}   # function -> (index, target label) of branches
     for raw in text.splitlines():
         m = _SECTION.match(raw)
         if m:
@@ -96,9 +99,18 @@ def parse_disasm(text: str) -> dict[str, SassFunction]:
             ended = inst.opcode in _ENDS_BLOCK
             t = _BRA_SELF.search(m.group(5))
             inst.self_loop = inst.opcode == "BRA" and t is not None and t.group(1) in labels
+            for lab in labels:
+                where.setdefault(cur.name, {})[lab] = len(cur.insts)
+            if inst.opcode in ("BRA", "BRX", "JMP") and t is not None:
+                branches.setdefault(cur.name, []).append((len(cur.insts), t.group(1)))
             cur.insts.append(inst)
             labels = []
     for f in funcs.values():
+        for i, lab in branches.get(f.name, []):
+            j = where.get(f.name, {}).get(lab)
+            if j is not None and j < i and not f.insts[i].self_loop:    # a loop: [j, i]
+                for k in range(j, i + 1):
+                    f.insts[k].depth += 1
         _strip_padding(f)
     return funcs
 
