@@ -49,7 +49,7 @@ def test_upload_a_zipped_trace_directory_and_run_it(page, server, tmp_path, shot
     page.click("[data-testid=upload-submit]")
     expect(page.locator("[data-testid=upload-msg]")).to_have_text("uploaded: vectoradd trace")
     opt = page.locator("[data-testid=workload] option", has_text="vectoradd trace")
-    expect(opt).to_have_count(1)
+    expect(opt).to_have_count(1, timeout=30000)          # the form reloads its list after the upload
     page.select_option("[data-testid=workload]", label=opt.inner_text())
     page.fill("form:has([data-testid=start-run]) input[name=name]", "vectoradd trace run")
     page.click("[data-testid=start-run]")

@@ -38,7 +38,11 @@ export class NewRunForm {
   }
 
   async load() {
+    // a later load wins: the page's first load (slow while the server lists every bundle) may answer after
+    // the one an upload started, and must not put back the list without the uploaded workload
+    const seq = (this._seq = (this._seq || 0) + 1);
     const [workloads, configs] = await Promise.all([api('/api/workloads'), api('/api/configs')]);
+    if (seq !== this._seq) return;
     const kernels = workloads.filter((w) => w.kind !== 'bundle');
     kernels.sort((a, b) => (b.demo - a.demo) || (a.kind === b.kind ? 0 : (a.kind === 'upload' ? -1 : 1)));
     const opt = (w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)}${w.kind === 'upload' ? ' (uploaded)' : ''}${w.demo ? ' ★' : ''} · ${escapeHtml(w.kernel)} grid ${w.grid.join('×')}</option>`;
