@@ -100,6 +100,17 @@ def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
     return d
 
 
+def _mode_line(d: dict) -> str:
+    """How the launch was timed (docs/sass.md)."""
+    mode = d.get("timing_mode")
+    if mode == "sass":
+        return f"timing_mode = sass  (SASS warp instructions = {d['sass_warp_insts']:.0f})"
+    if mode == "ptx":
+        reason = d.get("timing_mode_reason")
+        return "timing_mode = ptx" + (f"  ({reason})" if reason else "")
+    return ""
+
+
 def format_stats(d: dict, kernel: str = "") -> str:
     """The familiar GPGPU-Sim summary block."""
     lines = [f"kernel_name = {kernel}" if kernel else "",
@@ -109,6 +120,7 @@ def format_stats(d: dict, kernel: str = "") -> str:
              f"gpu_tot_sim_time = {d['gpu_tot_sim_time_us']:.3f} us",
              f"gpu_occupancy = {100 * d['gpu_occupancy']:.4f}%",
              f"warp_insts = {d['warp_insts']}  (warp_ipc = {d['warp_ipc']:.4f})",
+             _mode_line(d),
              f"occupancy: {d['occupancy_ctas_per_sm']} CTAs / {d['occupancy_warps_per_sm']} warps per SM "
              f"(limited by {d['occupancy_limiter']}; {d['regs_per_thread']} regs/thread, "
              f"{d['shared_per_cta']} B shared/CTA, carveout {d['shared_carveout_kib']} KiB)",

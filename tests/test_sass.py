@@ -156,6 +156,9 @@ def test_sass_mode_in_a_timing_run():
     assert off["sass_warp_insts"] is None
     assert on["regs_per_thread"] == reference_regs("conv")["im2col_3x3"]
     assert on["gpu_sim_cycle"] > off["gpu_sim_cycle"]            # twice the issue slots take longer
+    from engine.timing import format_stats
+    assert f"timing_mode = sass  (SASS warp instructions = {on['sass_warp_insts']:.0f})" in format_stats(on).splitlines()
+    assert "timing_mode = ptx  (timing.sass = off)" in format_stats(off).splitlines()
 
 
 def test_missing_tools_give_pure_ptx_mode_with_the_reason(monkeypatch):
