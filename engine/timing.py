@@ -105,6 +105,8 @@ def _mode_line(d: dict) -> str:
     mode = d.get("timing_mode")
     if mode == "sass":
         return f"timing_mode = sass  (SASS warp instructions = {d['sass_warp_insts']:.0f})"
+    if mode == "trace":
+        return "timing_mode = trace  (the trace's SASS instructions)"
     if mode == "ptx":
         reason = d.get("timing_mode_reason")
         return "timing_mode = ptx" + (f"  ({reason})" if reason else "")
@@ -294,6 +296,8 @@ class TimingSim:
         lib.gs_tsim_get_stats(self._ptr, tstats)
         d = stats_dict(tstats, self.config["gpu.sm_clock_mhz"], self._warp_slots)
         d["wall_s"] = wall
+        if mode is not None and mode.get("mode") == "trace":
+            d["timing_mode"] = "trace"                  # the trace's own SASS instructions
         if mode is not None and mode.get("reason"):
             d["timing_mode_reason"] = mode["reason"]
         self._kernel_id += 1

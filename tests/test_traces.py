@@ -55,6 +55,7 @@ def test_trace_run_real_vectoradd():
     r = run_trace(FIX / "vectoradd-100-32", "gtx1080")
     assert r.warp_insts == 344
     assert r.kernels[0].stats["gpu_sim_insn"] == 10516       # Accel-Sim's gpu_sim_insn for this trace
+    assert r.kernels[0].stats["timing_mode"] == "trace"        # timed as the trace's own SASS (docs/sass.md)
     assert r.sim_cycles > 300
 
 

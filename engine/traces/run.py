@@ -97,7 +97,7 @@ def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk
     def fault_exception(f):
         detail = kt.error() or ffi.string(f.message).decode(errors="replace")
         return errors.SimError(f"{kt.name}: {detail}")
-    return ts._simulate(kt.name, sink, progress, chunk_cycles, fault_exception)
+    return ts._simulate(kt.name, sink, progress, chunk_cycles, fault_exception, {"mode": "trace", "reason": ""})
 
 
 def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | None = None,
