@@ -1,0 +1,192 @@
+"""The model's side of two H200 microbenchmarks: runs the PTX of ncu_launch.cu and wgmma.cu (built here
+with nvcc -ptx) in simtscope's timing model and prints the figures the hardware run prints, beside the
+hardware's where a result file exists. Run from the repository root with the project's Python:
+
+    python benchmarks/hw/sim_hw.py launch [--hw RESULTS.jsonl|CSV]     # cycles per launch configuration
+    python benchmarks/hw/sim_hw.py wgmma                               # in-kernel cycles per group, D checked
+
+launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
+gpc__cycles_elapsed.max). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
+of warpgroup 0 against the host's exact product (the benchmark's self-check, here on the model).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import pathlib
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HW = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HW.parent.parent))
+from engine.timing import TimingSim  # noqa: E402
+
+
+def ptx_of(src: str, arch: str) -> str:
+    out = pathlib.Path(tempfile.gettempdir()) / f"simhw_{pathlib.Path(src).stem}_{arch}.ptx"
+    if not out.exists() or out.stat().st_mtime < (HW / src).stat().st_mtime:
+        subprocess.run(["nvcc", "-ptx", "-std=c++17", f"-arch={arch}", "-o", str(out), str(HW / src)], check=True)
+    return out.read_text()
+
+
+def one_entry(ptx: str, name: str) -> str:
+    """The module header and declarations plus the one .entry `name` (smaller modules load faster)."""
+    starts = [m.start() for m in re.finditer(r"^\.visible \.entry ", ptx, re.M)]
+    head = ptx[:starts[0]]
+    for i, s in enumerate(starts):
+        if ptx.startswith(f".visible .entry {name}(", s):
+            return head + ptx[s:starts[i + 1] if i + 1 < len(starts) else len(ptx)]
+    raise KeyError(name)
+
+
+# ------------------------------------------------------------------------------------------ launch
+LAUNCH_CASES = [  # (kernel, grid, block, dynamic shared bytes)
+    ("_Z7empty_kv", 1, 32, 0), ("_Z7empty_kv", 1, 256, 0), ("_Z7empty_kv", 132, 256, 0),
+    ("_Z7empty_kv", 1056, 256, 0), ("_Z7empty_kv", 8448, 256, 0), ("_Z7empty_kv", 132 * 64, 32, 0),
+    ("_Z7empty_kv", 132 * 64, 1024, 0), ("_Z12empty_smem_kv", 1056, 256, 204800),
+    ("_Z12empty_smem_kv", 132 * 16, 32, 204800), ("_Z11store_cta_kPj", 1, 32, 0),
+    ("_Z11store_cta_kPj", 1056, 256, 0), ("_Z14store_thread_kPj", 1056, 256, 0),
+]
+HW_NAMES = {"_Z7empty_kv": ("empty", "block", "rate_b32", "rate_b1024"), "_Z12empty_smem_kv": ("smem", "rate_smem200k_b32"),
+            "_Z11store_cta_kPj": ("tiny_store_cta",), "_Z14store_thread_kPj": ("tiny_store_thread",)}
+
+
+def hw_launch(path: str | None) -> dict:
+    """(kernel case, grid, block, smem) -> gpc__cycles_elapsed.max from ncu_launch.jsonl (RESULT lines) or
+    the first session's h200_ncu_empty.csv (empty_kernel / tiny_kernel rows)."""
+    got: dict = {}
+    if not path:
+        return got
+    text = pathlib.Path(path).read_text()
+    if path.endswith(".csv"):
+        lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+        for r in csv.DictReader(lines):
+            if r["Metric Name"] == "gpc__cycles_elapsed.max":
+                case = "empty" if r["Kernel Name"].startswith("empty") else "tiny_store_cta"
+                g, b = (int(r[k].strip("()").split(",")[0]) for k in ("Grid Size", "Block Size"))
+                got[(case, g, b, 0)] = float(r["Metric Value"].replace(",", ""))
+        return got
+    for ln in text.splitlines():
+        if ln.startswith("RESULT "):
+            e = json.loads(ln[7:])["extra"]
+            if e["param_bytes"] in (0, 8) and e["spin"] == 0:
+                got[(e["case"], e["grid"], e["block"], e["smem"])] = e["metrics"]["gpc__cycles_elapsed.max"]
+    return got
+
+
+def launch(args) -> None:
+    ptx = ptx_of("ncu_launch.cu", "sm_90")
+    hw = hw_launch(args.hw)
+    sim = TimingSim("h200", overrides=args.set)
+    buf = sim.device.malloc(8448 * 256 * 4)
+    print(f"{'kernel':22s} {'grid':>6s} {'block':>5s} {'smem':>7s} {'model':>8s} {'H200':>8s} {'error':>7s}")
+    for name, g, b, s in LAUNCH_CASES:
+        k = sim.device.load_ptx(one_entry(ptx, name)).kernel(name)
+        sim.flush()
+        cyc = sim.launch(k, g, b, (buf,) if k.params else (), shared=s).cycles
+        h = next((hw[(c, g, b, s)] for c in HW_NAMES[name] if (c, g, b, s) in hw), None)
+        err = f"{100 * (cyc - h) / h:+6.1f}%" if h else ""
+        print(f"{name:22s} {g:6d} {b:5d} {s:7d} {cyc:8d} {h or '':>8} {err:>7s}", flush=True)
+
+
+# ------------------------------------------------------------------------------------------- wgmma
+def aval(m, k):
+    return ((m * 3 + k * 5 + (m * k) % 3) % 5) - 2
+
+
+def bval(n, k):
+    return ((n * 7 + k * 3 + (n * k) % 2) % 5) - 2
+
+
+F16 = {-2: 0xC000, -1: 0xBC00, 0: 0, 1: 0x3C00, 2: 0x4000}
+K_BOFF = 8192
+
+
+def offs(sw, mn, kb):
+    if not sw:
+        return (mn % 8) * 16 + (mn // 8) * 256 + (kb % 16) + (kb // 16) * 128
+    o = (mn % 8) * 128 + (mn // 8) * 1024 + kb
+    return o ^ (((o >> 7) & 7) << 4)
+
+
+def image(n, sw):
+    img = bytearray(K_BOFF + 256 * 128)
+    rowb = 128 if sw else 32
+    for rows, base, val in ((64, 0, aval), (n, K_BOFF, bval)):
+        for r in range(rows):
+            for kb in range(0, rowb, 2):
+                struct.pack_into("<H", img, base + offs(sw, r, kb), F16[val(r, kb // 2)])
+    return bytes(img)
+
+
+WGMMA_CASES = [  # (form, N, accumulators, wgmma per group, wait_group, launch bound, swizzle, warpgroups)
+    ("F16F32_N64", 64, 1, 1, 0, 128, 1, 1), ("F16F32_N256", 256, 1, 1, 0, 128, 1, 1),
+    ("F16F32_N64", 64, 1, 16, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 16, 0, 128, 1, 1),
+    ("F16F32_N256", 256, 1, 16, 0, 128, 1, 1), ("F16F32_N64", 64, 1, 16, 0, 128, 0, 1),
+    ("F16F32_N128", 128, 1, 4, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 4, 1, 128, 1, 1),
+    ("F16F32_N128", 128, 2, 16, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 16, 0, 512, 1, 4),
+]
+
+
+def mangle(form, nacc, u, wait, maxt):
+    return f"_Z9wg_kernelI{len(form)}{form}Li{nacc}ELi{u}ELi{wait}ELi{maxt}EEv6Params"
+
+
+def wgmma(args) -> None:
+    ptx = ptx_of("wgmma.cu", "sm_90a")
+    sim = TimingSim("h200", overrides=args.set)
+    dev = sim.device
+    iters = args.iters
+    print(f"{'form':12s} {'swz':>3s} {'U':>3s} {'acc':>3s} {'wait':>4s} {'WGs':>3s} {'cyc/group':>9s} "
+          f"{'cyc/wgmma':>9s} {'FLOP/clk/SM':>11s} {'D ok':>5s}")
+    for form, n, nacc, u, wait, maxt, sw, wgs in WGMMA_CASES:
+        name = mangle(form, nacc, u, wait, maxt)
+        k = dev.load_ptx(one_entry(ptx, name)).kernel(name)
+        img = image(n, sw)
+        d_img = dev.to_device(np.frombuffer(img, np.uint8))
+        d_g = dev.alloc((1 << 16,), np.uint32)
+        d_cyc = dev.alloc((16,), np.uint64)
+        d_icyc = dev.alloc((16,), np.uint64)
+        d_sink = dev.alloc((16,), np.uint64)
+        d_out = dev.alloc((128 * 128,), np.float32)
+        p = struct.pack("<QiiiiiiQQQQQQ", d_img.addr, len(img), sw, iters, wgs, 0, 0, d_g.addr, (1 << 14) - 1,
+                        d_cyc.addr, d_icyc.addr, d_sink.addr, d_out.addr)
+        sim.flush()
+        sim.launch(k, 1, 128 * wgs, (p,), shared=120 * 1024)
+        cyc = dev.from_device(d_cyc)[:wgs].astype(float)
+        per_group = cyc.max() / (iters * 4)
+        steps = (iters + 1) * 4 * u
+        d = dev.from_device(d_out)[:128 * n // 2].reshape(128, n // 2)
+        slices = 4 if sw else 1
+        ok = True
+        for tid in range(0, 128, 5):
+            r, lane = tid // 32, tid % 32
+            g, t = lane // 4, lane % 4
+            for i in range(n // 2):
+                j, e = i // 4, i % 4
+                row, col = 16 * r + g + (8 if e >= 2 else 0), 8 * j + 2 * t + (e & 1)
+                ref = sum(aval(row, kk) * bval(col, kk) for kk in range(16 * slices)) * (steps // slices)
+                ok &= d[tid, i] == ref
+        flops = wgs * u * 2 * 64 * n * 16 / per_group
+        print(f"{form:12s} {sw:3d} {u:3d} {nacc:3d} {wait:4d} {wgs:3d} {per_group:9.1f} {per_group / u:9.1f} "
+              f"{flops:11.0f} {'yes' if ok else 'NO':>5s}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=["launch", "wgmma"])
+    ap.add_argument("--hw", help="ncu_launch.jsonl or h200_ncu_empty.csv")
+    ap.add_argument("--iters", type=int, default=4, help="wgmma: timed iterations (x 4 groups)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
+    a = ap.parse_args()
+    launch(a) if a.what == "launch" else wgmma(a)
+
+
+if __name__ == "__main__":
+    main()
