@@ -80,6 +80,9 @@ SCHEMA: list[P] = [
     P("sm.fetch_insts", int, 0, "instructions", 0, 16,
       doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
           "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),
+    P("sm.wgmma_chain_in_pipe", int, 0, "", 0, 1,
+      doc="1: a wgmma accumulating into registers an earlier wgmma writes issues when the tensor pipe is free "
+          "(the SASS issues such HGMMAs back to back); 0: it waits for the earlier result"),
 ]
 for u in UNITS:
     SCHEMA.append(P(f"pipes.{u}.latency_cycles", int, 4, "cycles", 1, 100000))

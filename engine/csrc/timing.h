@@ -66,6 +66,9 @@ typedef struct gs_tw {
     uint64_t fetch_req, fetch_at;      /* its last issue (a fetch may start then); its buffer's issue cycle */
     const void *tr_next;               /* trace-driven: the warp's next record (trace_src.c; NULL: not started) */
     uint32_t tr_left;                  /* and how many are left */
+    uint8_t wg_head, wg_count;         /* sm.wgmma_chain_in_pipe: committed wgmma groups (ring, oldest first) */
+    uint64_t wg_open;                  /*   latest completion of the wgmma issued since the last commit */
+    uint64_t wg_group[8];              /*   each committed group's completion cycle */
 } gs_tw;
 
 typedef struct gs_tcta {

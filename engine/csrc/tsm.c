@@ -81,18 +81,32 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
 
 /* scoreboard: when can instruction x issue, from `r` in `state` on: the last of its registers and
  * predicates to be ready, and the wait state that one was given (values may be markers) */
-static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state) {
+/* reg_kind's top bit (sm.wgmma_chain_in_pipe): the register's pending value is a wgmma accumulator, which a
+ * following wgmma may accumulate into without waiting for it (the tensor pipe keeps their order) */
+#define REG_WGMMA_ACC 0x80u
+
+static inline int wg_chain(const gs_tsim *ts) { return ts->cfg.sm_wgmma_chain_in_pipe && !ts->prog->trace; }
+
+static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int wg_chain) {
+    uint8_t skip = wg_chain && x->op == GS_OP_WGMMA_MMA ? REG_WGMMA_ACC : 0;
     for (uint32_t i = 0; i < x->nrd; i++) {
         uint64_t t = tw->reg_ready[x->rd[i]];
-        if (t > r) { r = t; state = tw->reg_kind[x->rd[i]]; }
+        if (t > r && !(tw->reg_kind[x->rd[i]] & skip)) { r = t; state = tw->reg_kind[x->rd[i]] & ~REG_WGMMA_ACC; }
     }
     for (uint32_t i = 0; i < x->nwr; i++) {
         uint64_t t = tw->reg_ready[x->wr[i]];
-        if (t > r) { r = t; state = tw->reg_kind[x->wr[i]]; }
+        if (t > r && !(tw->reg_kind[x->wr[i]] & skip)) { r = t; state = tw->reg_kind[x->wr[i]] & ~REG_WGMMA_ACC; }
     }
     for (int i = 0; i < 4 && x->prd[i] >= 0; i++) {
         uint64_t t = tw->pred_ready[x->prd[i]];
         if (t > r) { r = t; state = GS_WS_WAIT; }
+    }
+    if (wg_chain && x->op == GS_OP_WGMMA_WAIT) {      /* all but the newest N committed groups complete */
+        int32_t keep = (int32_t)tw->w->R[x->ops[0]];
+        for (int32_t i = 0; i < (int32_t)tw->wg_count - keep; i++) {
+            uint64_t t = tw->wg_group[(tw->wg_head + i) % 8];
+            if (t > r) { r = t; state = GS_WS_WAIT; }
+        }
     }
     for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) {
         uint64_t t = tw->pred_ready[x->pwr[i]];
@@ -103,10 +117,10 @@ static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state) {
 }
 
 /* from `earliest` (default state) and the instruction fetch, then the scoreboard */
-static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t fetch, int state) {
+static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t fetch, int state, int wg_chain) {
     uint64_t r = earliest;
     if (fetch > r) { r = fetch; state = GS_WS_NO_INSTRUCTION; }
-    scoreboard(tw, x, r, state);
+    scoreboard(tw, x, r, state, wg_chain);
 }
 
 /* when can this warp's next instruction issue, and what is it waiting for */
@@ -153,7 +167,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     tw->nr_base = earliest;
     tw->nr_fetch = fetch;
     tw->nr_state = (uint8_t)default_state;
-    ready_from(tw, x, earliest, fetch, default_state);
+    ready_from(tw, x, earliest, fetch, default_state, wg_chain(ts));
     tw->throttle_until = 0;
     if (gs_is_pend(tw->ready_at)) gs_pend_fix(&sm->pend, tw->slot, GS_FIX_READY, 0);
 }
@@ -285,6 +299,23 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         done = now + cf->pipes_latency_cycles[unit] + tensor_extra + sass_extra;
         if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
     }
+    if (wg_chain(ts)) {                                /* wgmma groups: completion per commit, retired by waits */
+        if (x->op == GS_OP_WGMMA_MMA) {
+            kind |= REG_WGMMA_ACC;
+            if (done > tw->wg_open) tw->wg_open = done;
+        } else if (x->op == GS_OP_WGMMA_COMMIT) {
+            if (tw->wg_count == 8) { tw->wg_head = (uint8_t)((tw->wg_head + 1) % 8); tw->wg_count--; }
+            tw->wg_group[(tw->wg_head + tw->wg_count) % 8] = tw->wg_open > now ? tw->wg_open : now;
+            tw->wg_count++;
+            tw->wg_open = 0;
+        } else if (x->op == GS_OP_WGMMA_WAIT) {
+            int32_t keep = (int32_t)w->R[x->ops[0]];
+            while ((int32_t)tw->wg_count > keep && tw->wg_count) {
+                tw->wg_head = (uint8_t)((tw->wg_head + 1) % 8);
+                tw->wg_count--;
+            }
+        }
+    }
     for (uint32_t i = 0; i < x->nwr; i++) {
         tw->reg_ready[x->wr[i]] = done;
         tw->reg_kind[x->wr[i]] = kind;
@@ -403,6 +434,8 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->drain_at = 0;
         tw->done = 0;
         tw->blocked = 0;
+        tw->wg_head = tw->wg_count = 0;
+        tw->wg_open = 0;
         tw->age = ts->age++;
         tw->rec_state = 255;
         tw->fetch_left = 0;
@@ -475,7 +508,7 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
         gs_tw *tw = &sm->tw[f->slot];
         if (f->kind != GS_FIX_READY || !tw->w || tw->done || tw->blocked || tw->next_pc < 0 || !gs_is_pend(tw->ready_at))
             continue;
-        ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state);
+        ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state, wg_chain(ts));
         gs_subcore *sc = &sm->sc[tw->slot % ts->cfg.sm_subcores];
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
     }

@@ -371,6 +371,7 @@ typedef struct gs_tconfig {
     uint32_t sm_icache /* enum gs_icache_model */, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
+    uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
