@@ -124,7 +124,8 @@ def _issues(reader, q: WindowReq) -> dict:
     if q.b - q.a > ISSUE_WINDOW:
         return wire.group(q.a, 0, 0, {}, too_wide=True)
     k, s, e, st, pc, _cta = reader.warp_runs(q.heat_sm, q.a, q.b)
-    hit = (st == reader.schema.state_index["selected"]) & np.isin(pc, np.asarray(q.pcs, np.uint32))
+    sel = reader.schema.state_index.get("selected", -1)          # a file's recorder may name its states otherwise
+    hit = (st == sel) & np.isin(pc, np.asarray(q.pcs, np.uint32))
     slot, start, end = k[hit], s[hit], e[hit]
     # a run of `selected` can span several consecutive issues: one marker per issued cycle
     lo = np.maximum(start, q.a)

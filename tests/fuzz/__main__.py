@@ -45,6 +45,7 @@ def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 2
     t0 = time.monotonic()
     counts: Counter = Counter()
     findings: dict[str, dict] = {}
+    details: Counter = Counter()          # ok/rejected by the first word of the answer (or the error type)
     n = 0
     while time.monotonic() - t0 < budget:
         items = [source.next() for _ in range(batch)]
@@ -53,6 +54,9 @@ def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 2
         for (origin, x), o in zip(items, outs):
             n += 1
             counts[o.status] += 1
+            if o.status in ("ok", "rejected"):
+                words = (o.type or o.message).split()
+                details[f"{o.status}:{words[0][:40] if words else ''}"] += 1
             if o.finding:
                 # an escaped exception is told apart by its message; a crash or a hang says nothing, so
                 # each input that crashes is kept (up to MAX_SAVED per kind)
@@ -70,7 +74,8 @@ def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 2
                     if log:
                         log(f"finding {key} -> {name}")
         summary = {"target": target, "seed": seed, "inputs": n, "seconds": round(time.monotonic() - t0, 1),
-                   "outcomes": dict(counts), "distinct_findings": len(findings),
+                   "outcomes": dict(counts),
+                   "details": dict(details.most_common(12)), "distinct_findings": len(findings),
                    "findings": list(findings.values())}
         if folder:
             (folder / "summary.json").write_text(json.dumps(summary, indent=1))

@@ -195,16 +195,20 @@ class RunFileSource:
     suffix = ".simtrun"
 
     def __init__(self, rng: random.Random):
+        import os
         import tempfile
         from pathlib import Path
         from tests.fixtures.synthetic_recording import SyntheticSim
         from webapp.store import RunWriter
         self.rng = rng
-        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-run-")
+        shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-run-", dir=shm)
+        RunFileSource.store_dir = Path(self._tmp.name)
         p = Path(self._tmp.name) / "seed.simtrun"
         SyntheticSim(num_sms=2, slots=8, ctas=6, seed=5).run(RunWriter(p, {"name": "seed"}))
         self.seed = p.read_bytes()
         self.sql_seeds = self._sql_mutants(p)
+        self.work = Path(self._tmp.name)
 
     def _sql_mutants(self, p):
         """Copies with table cells replaced through SQLite itself (valid files with hostile contents)."""
@@ -233,8 +237,13 @@ class RunFileSource:
 
     def next(self):
         r = self.rng
-        if r.random() < 0.4:
+        m = r.random()
+        if m < 0.25:
             return "sql-mutant", r.choice(self.sql_seeds)
+        if m < 0.5:
+            return "meta-mutant", self._edit(self._meta_edit)
+        if m < 0.7:
+            return "chunk-mutant", self._edit(self._chunk_edit)
         b = bytearray(r.choice([self.seed] + self.sql_seeds[:5]))
         m = r.random()
         if m < 0.4:
@@ -249,34 +258,99 @@ class RunFileSource:
             b = bytearray(r.randbytes(r.choice([0, 100, 5000])))
         return "bytes", bytes(b)
 
+    def _edit(self, fn) -> bytes:
+        """The seed file with one edit made through SQLite (a valid database with hostile contents)."""
+        import sqlite3
+        q = self.work / "edit.simtrun"
+        q.write_bytes(self.seed)
+        con = sqlite3.connect(q)
+        try:
+            fn(con)
+            con.commit()
+        except sqlite3.Error:
+            pass
+        con.close()
+        return q.read_bytes()
+
+    def _meta_edit(self, con) -> None:
+        """A meta value's JSON with values swapped for hostile ones (as the manifest fuzzer does), keys
+        deleted or added; or the raw text replaced."""
+        import copy
+        r = self.rng
+        key, text = r.choice(con.execute("SELECT key, value FROM meta").fetchall())
+        v = json.loads(text)
+        if r.random() < 0.1:
+            con.execute("UPDATE meta SET value=? WHERE key=?", (r.choice(["", "{", "NaN", "[" * 5000, "1e999",
+                                                                          b"\xff\xfe"]), key))
+            return
+        box = [v]
+        for _ in range(r.choice([1, 1, 2, 4])):
+            paths = list(_paths(box))[1:]
+            path = r.choice(paths)
+            parent = box
+            for k in path[:-1]:
+                parent = parent[k]
+            k = path[-1]
+            a = r.random()
+            if a < 0.65:
+                parent[k] = copy.deepcopy(r.choice(HOSTILE_JSON))
+            elif a < 0.85 and (isinstance(parent, dict) or len(parent) > 1):
+                del parent[k]
+            elif isinstance(parent, dict):
+                parent[r.choice(["schema", "record_sms", "num_sms", "kind", "status", "x"])] = \
+                    copy.deepcopy(r.choice(HOSTILE_JSON))
+        if r.random() < 0.1:
+            key = r.choice(["recording", "kind", "workload", "check", "stats", "info", "zz"])
+        con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(box[0])))
+
+    def _chunk_edit(self, con) -> None:
+        """One chunk row: a column set to a hostile value, or its data re-packed with damaged values."""
+        import numpy as np
+        import zstandard
+        r = self.rng
+        cid, tbl, n, data = r.choice(con.execute("SELECT id, tbl, n, data FROM chunks").fetchall())
+        if r.random() < 0.5:
+            col = r.choice(["tbl", "level", "key", "lo", "hi", "n", "data", "extra"])
+            v = r.choice([None, -1, 0, 1, 7, 2**40, 2**63 - 1, n + 1, n - 1, "ws", "raw:warp_states", "slot",
+                          "raw:nope", b"", b"\x00" * 8, zstandard.compress(b"\xff" * 64)])
+            con.execute(f"UPDATE chunks SET {col}=? WHERE id=?", (v, cid))
+            return
+        raw = bytearray(zstandard.ZstdDecompressor().decompress(data, max_output_size=1 << 26))
+        for _ in range(r.choice([1, 3, 20])):
+            if raw:
+                raw[r.randrange(len(raw))] = r.choice([0, 1, 0x7f, 0x80, 0xfe, 0xff])
+        con.execute("UPDATE chunks SET data=? WHERE id=?", (zstandard.compress(bytes(raw)), cid))
+        _ = np
+
     @staticmethod
     def run(data: bytes):
-        import tempfile
-        from pathlib import Path
+        """Import as the server does; an imported run must then answer what the explorer asks of it (meta,
+        windows of every track at three resolutions, a snapshot) without an exception."""
+        from webapp import frames
         from webapp.store import RunReader
-        from webapp.store.catalogue import Catalogue
-        with tempfile.TemporaryDirectory(prefix="fuzz-imp-") as d:
-            src = Path(d) / "in.simtrun"
-            src.write_bytes(data)
-            cat = Catalogue(Path(d) / "store")
-            try:
-                run = cat.import_run(src)
-            except ValueError as e:
-                if str(e).startswith("cannot import"):
-                    return f"refused: {e}"
-                raise
-            r = RunReader(cat.run_path(run["id"]))
-            try:
-                n = 0
-                for tbl in ("warp_state", "sm_counters", "events"):
-                    try:
-                        n += len(r.raw(tbl))
-                    except KeyError:
-                        pass
-                r.heat(0, 0, max(1, r.end_cycle), 4)
-                return f"imported {run['status']} {n} rows"
-            finally:
-                r.close()
+        cat, d = _catalogue()
+        src = d / "in.simtrun"
+        src.write_bytes(data)
+        try:
+            run = cat.import_run(src, imported=True)
+        except ValueError as e:
+            if str(e).startswith("cannot import"):
+                return f"refused: {str(e)[:200]}"
+            raise
+        r = RunReader(cat.run_path(run["id"]))
+        try:
+            frames.meta_fields(r, run)
+            end = max(1, r.end_cycle)
+            sms = r.rec.get("record_sms") or [0]
+            for a, b, res in ((0, end, max(1, end // 512)), (0, min(end, 300), 1), (end // 3, end, 64)):
+                q = frames.parse_window({"run": run["id"], "a": a, "b": max(b, a + 1), "res": res,
+                                         "heat_sm": sms[0], "pcs": [0, 1, 2]})
+                frames.window_groups(r, q)
+            frames.snapshot_groups(r, end // 2, sms[-1])
+            return f"imported {run['status']}"
+        finally:
+            r.close()
+            cat.delete_run(run["id"])
 
     @staticmethod
     def expected():
@@ -289,3 +363,16 @@ class RunFileSource:
 
 
 TARGETS["runfile"] = RunFileSource
+
+_CAT = []
+
+
+def _catalogue():
+    """One store per child process, reused by its inputs (each imported run is deleted after use), in a
+    folder the parent made (in /dev/shm when there is one) and removes at the end."""
+    import os
+    from webapp.store.catalogue import Catalogue
+    if not _CAT or _CAT[0][2] != os.getpid():
+        d = RunFileSource.store_dir
+        _CAT[:] = [(Catalogue(d / "store"), d, os.getpid())]
+    return _CAT[0][0], _CAT[0][1]

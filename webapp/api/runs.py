@@ -184,21 +184,12 @@ def import_run():
     with tempfile.NamedTemporaryFile(suffix=".simtrun", delete=False) as tmp:
         f.save(tmp)
     try:
-        run = services.get().cat.import_run(tmp.name, request.form.get("name") or _imported_name(tmp.name))
+        run = services.get().cat.import_run(tmp.name, request.form.get("name") or None, imported=True)
     except ValueError as e:
         raise ApiError(str(e)) from None
     finally:
         Path(tmp.name).unlink(missing_ok=True)
     return jsonify(_public(run)), 201
-
-
-def _imported_name(path: str) -> str | None:
-    """'<its name> (imported)': an imported run is told apart from runs simulated here."""
-    try:
-        info = runfile.read_meta(path, "info") or {}
-    except (sqlite3.DatabaseError, ValueError, KeyError):
-        return None                                    # not a run file: import_run says why
-    return f"{info.get('name') or 'run'} (imported)"[:120]
 
 
 @bp.get("/<run_id>/counters.csv")

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from . import runfile
+from .validate import RunFileInvalid, check_run_file
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, name TEXT NOT NULL, workload TEXT NOT NULL,
@@ -183,18 +184,38 @@ class Catalogue:
                     self._adopt(p.stem, p)
         return fixed
 
-    def import_run(self, src: str | Path, name: str | None = None) -> dict:
-        """Copy a run file (e.g. downloaded from another machine) into the store; returns its run."""
+    def import_run(self, src: str | Path, name: str | None = None, imported: bool = False) -> dict:
+        """Copy a run file (e.g. downloaded from another machine) into the store; returns its run.
+
+        The copy is checked completely first (validate.py: every meta field, layout and chunk): a damaged
+        or hostile file raises ValueError("cannot import: ...") naming what is wrong, and leaves nothing
+        in the store. `imported`: name the run "<its name> (imported)" unless `name` is given."""
         ok, why = runfile.is_run_file(src)
         if not ok:
             raise ValueError(f"cannot import: {why}")
         rid = new_id()
-        dst = self.run_path(rid)
-        shutil.copyfile(src, dst)
-        return self._adopt(rid, dst, name)
+        tmp = self.runs_dir / f".import-{rid}.tmp"       # not *.simtrun: recover() never adopts it
+        try:
+            shutil.copyfile(src, tmp)
+            try:
+                meta = check_run_file(tmp)
+            except RunFileInvalid as e:
+                raise ValueError(f"cannot import: {e}") from None
+            if name is None and imported:
+                name = f"{(meta.get('info') or {}).get('name') or 'run'} (imported)"[:120]
+            dst = self.run_path(rid)
+            os.replace(tmp, dst)
+            try:
+                return self._adopt(rid, dst, name, meta)
+            except BaseException:
+                dst.unlink(missing_ok=True)
+                raise
+        finally:
+            for q in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):     # (reading a WAL-mode file makes these)
+                q.unlink(missing_ok=True)
 
-    def _adopt(self, rid: str, path: Path, name: str | None = None) -> dict:
-        meta = runfile.read_meta(path)
+    def _adopt(self, rid: str, path: Path, name: str | None = None, meta: dict | None = None) -> dict:
+        meta = runfile.read_meta(path) if meta is None else meta
         info, rec = meta.get("info") or {}, meta.get("recording") or {}
         status = meta.get("status", "interrupted")
         if status not in FINAL:

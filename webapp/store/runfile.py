@@ -39,11 +39,15 @@ def is_run_file(path: str | Path) -> tuple[bool, str]:
             row = con.execute("SELECT value FROM meta WHERE key='format'").fetchone()
         finally:
             con.close()
-    except (OSError, sqlite3.DatabaseError) as e:
-        return False, f"unreadable run file ({e})"
+    except (OSError, sqlite3.DatabaseError, UnicodeDecodeError) as e:    # (a damaged schema's error text
+        return False, f"unreadable run file ({e})"                        # may not even be UTF-8)
     if not row:
         return False, f"not a {FORMAT} file"
-    why = format_mismatch(json.loads(row[0]))
+    try:
+        found = json.loads(row[0])
+    except (TypeError, ValueError, RecursionError):          # not text, not UTF-8, not JSON
+        return False, f"not a {FORMAT} file (its meta 'format' is not a JSON string)"
+    why = format_mismatch(found)
     return (False, why) if why else (True, "")
 
 
