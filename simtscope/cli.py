@@ -127,7 +127,8 @@ def cmd_run(a) -> int:
         if a.timing:
             from engine.timing import TimingSim, format_stats
             sim = TimingSim(a.config, overrides=a.set, device=dev, threads=a.threads)
-            tres = sim.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts)
+            tres = sim.launch(kernel, a.grid, a.block, args, shared=a.shared, max_warp_insts=a.max_insts,
+                              max_cycles=a.max_cycles)
             print(format_stats(tres.stats, a.kernel))
             print(f"wall time   {tres.wall_s:.3f} s")
             doc = {"kernel": a.kernel, "sim_cycles": tres.cycles, "warp_insts": tres.warp_insts,
@@ -159,7 +160,7 @@ def _write_json(a, doc: dict) -> None:
 def _run_timing_case(a, case) -> int:
     from engine.timing import TimingSim, format_stats
     sim = TimingSim(a.config, overrides=a.set, threads=a.threads)
-    run = sim.run_case(case)
+    run = sim.run_case(case, max_cycles=a.max_cycles, max_warp_insts=a.max_insts)
     if run.fault:
         print(run.fault)
         return 2
@@ -242,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--arg", type=parse_arg, action="append",
                    help="kernel argument in order: i32=5, f32=0.5, f32[N]=uniform:-1:1 (buffers are printed)")
     r.add_argument("--max-insts", type=int, default=0, help="cap on warp instructions (0: none)")
+    r.add_argument("--max-cycles", type=int, default=0,
+                   help="cap on simulated cycles (timing; 0: none); with --workload or --trace both caps cover "
+                        "the whole run, and a run past one stops with the reason (exit status 2)")
     r.add_argument("--timing", action="store_true", help="simulate cycles with the timing model")
     r.add_argument("--config", default="h200", help="GPU config name or TOML path (timing)")
     r.add_argument("--set", action="append", default=[], help="override a config value: l2.size_kib=30720")

@@ -31,6 +31,45 @@ def test_run_past_the_cycle_cap_ends_failed_with_the_reason(tmp_path):
         app.extensions["simtscope"].jobs.shutdown()
 
 
+def test_workload_run_past_the_cycle_cap_ends_failed_with_the_reason(tmp_path):
+    """A bundle's launches share the run's cap: the launch that passes it ends the run as failed, its row
+    in the launch table says why, and its recorded timeline (a child run) is failed too."""
+    app = _app(tmp_path, RUN_MAX_CYCLES=2000)
+    try:
+        c = app.test_client()
+        r = c.post("/api/runs", json={"workload": "bundle:example_mlp_b64_fp32", "config": "h200", "launches": "0"})
+        assert r.status_code == 201, r.get_json()
+        run = wait_done(lambda p: c.get(p).get_json(), r.get_json()["id"], timeout=300)
+        assert run["status"] == "failed", run
+        assert run["message"].startswith("LimitExceeded: cycle cap reached: 2000 cycles (max_cycles) for the whole "
+                                         "run, in launch 0 (triton_tem_fused_addmm_t_tanh_0)"), run["message"]
+        from webapp.store.workload_run import read_workload
+        rows = read_workload(app.extensions["simtscope"].cat.run_path(run["id"]))["workload"]["launches"]
+        assert "cycle cap reached" in rows[0]["error"] and rows[1].get("pending")
+        child = c.get(f"/api/runs/{rows[0]['child']}").get_json()
+        assert child["status"] == "failed" and "cycle cap reached" in child["message"], child
+    finally:
+        app.extensions["simtscope"].jobs.shutdown()
+
+
+def test_trace_run_past_the_cycle_cap_ends_failed_with_the_reason(tmp_path):
+    from tests.test_trace_uploads import FIX, post, zip_dir
+    app = _app(tmp_path, RUN_MAX_CYCLES=100)
+    try:
+        c = app.test_client()
+        r = post(c, zip_dir(FIX / "vectoradd-100-32", prefix="va/"), name="va.zip")
+        assert r.status_code == 201, r.get_json()
+        (w,) = r.get_json()["workloads"]
+        run = c.post("/api/runs", json={"workload": w["id"], "config": "gtx1080", "level": "full"}).get_json()
+        done = wait_done(lambda p: c.get(p).get_json(), run["id"], timeout=120)
+        assert done["status"] == "failed", done
+        # the recording's sink ended with the launch's own error (one kernel: the run's cap is the launch's)
+        assert done["message"] == ("LimitExceeded: cycle cap reached: 100 cycles (max_cycles) "
+                                   "(kernel _Z6vecAddIfEvPT_S1_S1_i; at kernel-1.traceg)"), done["message"]
+    finally:
+        app.extensions["simtscope"].jobs.shutdown()
+
+
 def test_worker_limits_reach_the_worker(tmp_path):
     """The caps and the memory bound travel in the job; the worker applies RLIMIT_AS and passes the caps
     to a simulator that takes them (and not to one that does not)."""

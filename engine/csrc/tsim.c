@@ -567,6 +567,10 @@ void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out) {
 }
 
 uint64_t gs_tsim_cycle(gs_tsim *ts) { return ts->now; }
+void gs_tsim_set_caps(gs_tsim *ts, uint64_t max_cycles, uint64_t max_warp_insts) {
+    ts->desc.max_cycles = max_cycles;
+    ts->desc.max_warp_insts = max_warp_insts;
+}
 uint32_t gs_tsim_threads(gs_tsim *ts) { return ts->nthreads; }
 
 uint32_t gs_tsim_pending(gs_tsim *ts, int table) { return gs_rec_pending(&ts->rec, table); }

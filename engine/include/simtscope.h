@@ -482,6 +482,9 @@ int gs_tsim_run(gs_tsim *ts, uint64_t cycle_budget, gs_fault *fault);
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out);
 uint64_t gs_tsim_cycle(gs_tsim *ts);
 uint32_t gs_tsim_threads(gs_tsim *ts);       /* the threads it simulates with (sim.threads resolved) */
+/* Contract: sets the launched kernel's cycle and warp-instruction caps (0: none), as desc.max_cycles and
+ * desc.max_warp_insts do for gs_tsim_launch (a trace launch has no desc of the caller's). */
+void gs_tsim_set_caps(gs_tsim *ts, uint64_t max_cycles, uint64_t max_warp_insts);
 /* Contract: copies up to max_rows recorded rows of `table` (oldest first) into out and forgets them. */
 uint32_t gs_tsim_drain(gs_tsim *ts, int table, void *out, uint32_t max_rows);
 uint32_t gs_tsim_pending(gs_tsim *ts, int table);

@@ -29,7 +29,8 @@ def accelsim_reference(d: Path) -> dict | None:
 
 
 def _run(d, a):
-    return run_trace(d, a.config, a.set, allow_unknown=getattr(a, "allow_unknown_opcodes", False))
+    return run_trace(d, a.config, a.set, allow_unknown=getattr(a, "allow_unknown_opcodes", False),
+                     max_cycles=getattr(a, "max_cycles", 0) or 0, max_warp_insts=getattr(a, "max_insts", 0) or 0)
 
 
 def cmd_run_trace(a) -> int:

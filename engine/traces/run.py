@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import errors, recording
 from .._ffi import ffi, lib
+from ..caps import RunCaps, limit_error
 from ..timing import TimingResult, TimingSim
 from .reader import KernelTrace, read_kernelslist
 
@@ -70,9 +71,11 @@ def sass_listing(pcs: list[tuple[int, str]]) -> tuple[str, list[int]]:
 
 
 def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk_cycles: int = 4096,
-                 meta: dict | None = None, pcs: list[tuple[int, str]] | None = None) -> TimingResult:
+                 meta: dict | None = None, pcs: list[tuple[int, str]] | None = None, max_cycles: int = 0,
+                 max_warp_insts: int = 0) -> TimingResult:
     """Run one kernel trace on ts. With a sink, `pcs` (the trace's PC table from a first pass,
-    KernelTrace.pc_table after count()) labels the recording's SASS view."""
+    KernelTrace.pc_table after count()) labels the recording's SASS view. max_cycles / max_warp_insts:
+    caps as for a PTX launch (LimitExceeded past one; 0: none)."""
     h = kt.header
     rec = ts.record_opts(sink)
     if sink is not None:
@@ -93,19 +96,25 @@ def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk
         if sink is not None:
             sink.end({"fault": msg}, "faulted")
         raise errors.LaunchError(f"{kt.name}: {msg}")
+    lib.gs_tsim_set_caps(ts._ptr, max_cycles, max_warp_insts)
 
     def fault_exception(f):
         detail = kt.error() or ffi.string(f.message).decode(errors="replace")
+        if f.kind == lib.GS_FAULT_LIMIT:                # a cap: the run failed, the kernel did not fault
+            return limit_error(kt.name, detail, kt.path.name, int(f.cycle))
         return errors.SimError(f"{kt.name}: {detail}")
     return ts._simulate(kt.name, sink, progress, chunk_cycles, fault_exception, {"mode": "trace", "reason": ""})
 
 
 def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | None = None,
               allow_unknown: bool = False, sink=None, progress=None, record: str = "off",
-              sink_for=None, record_sms: list[int] | None = None) -> TraceRun:
+              sink_for=None, record_sms: list[int] | None = None, max_cycles: int = 0,
+              max_warp_insts: int = 0) -> TraceRun:
     """Simulate every command of a trace directory (cold caches at the start). With a sink, the
     directory must hold one kernel (a run file records one kernel); sink_for(command) instead gives
-    each kernel its own sink (or None), e.g. one run file per kernel."""
+    each kernel its own sink (or None), e.g. one run file per kernel. max_cycles / max_warp_insts cap
+    the whole run (engine/caps.py; 0: none): past one, LimitExceeded naming the cap and the kernel."""
+    caps = RunCaps(max_cycles, max_warp_insts)
     cmds = read_kernelslist(directory)
     kernels = [c for c in cmds if c.kind == "kernel"]
     if sink is not None and len(kernels) != 1:
@@ -130,8 +139,15 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
                 pre.count()
                 pcs = pre.pc_table()
         with KernelTrace(c.path, allow_unknown) as kt:
-            res = launch_trace(ts, kt, sink=ksink, progress=progress, pcs=pcs,
-                               meta={"workload": {"trace": Path(directory).name, "kernel": kt.name}})
+            where = f"kernel {len(run.kernels)} ({kt.name})"
+            caps.before(where)
+            try:
+                res = launch_trace(ts, kt, sink=ksink, progress=progress, pcs=pcs,
+                                   meta={"workload": {"trace": Path(directory).name, "kernel": kt.name}},
+                                   **caps.left())
+            except errors.LimitExceeded as e:
+                raise caps.exceeded(e, where) from None
+            caps.spend(res.cycles, res.warp_insts)
             n, names = kt.unknown()
         run.kernels.append(res)
         run.unknown_insts += n

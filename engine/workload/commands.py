@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import errors
 from ..resources import data_path
 from .bundle import ARCHIVE_SUFFIXES, BundleError, open_bundle
 from .replay import format_table, parse_launches, run_workload
@@ -62,7 +63,12 @@ def cmd_run_workload(a) -> int:
             state = "error" if run.error else (f"{run.sim_cycles:,d} cycles" if run.timed else "functional")
             print(f"  [{i + 1}/{n}] {run.launch.label[:60]}: {state} ({run.wall_s:.2f} s)", file=sys.stderr,
                       flush=True)
-        res = run_workload(bundle, sim=sim, timed=timed, progress=progress, max_warp_insts=a.max_insts)
+        try:
+            res = run_workload(bundle, sim=sim, timed=timed, progress=progress, max_warp_insts=a.max_insts,
+                               max_cycles=getattr(a, "max_cycles", 0))
+        except errors.LimitExceeded as e:           # a cap of the whole run (--max-insts / --max-cycles)
+            print(f"error: the run failed: {e}", file=sys.stderr)
+            return 2
     print(format_table(res))
     if a.json:
         Path(a.json).write_text(json.dumps(res.as_json(), indent=1))

@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from .. import errors
+from ..caps import RunCaps
 from ..device import Device, Kernel
 from .bundle import DTYPES, Bundle, BundleError, Launch, Output, bf16_bits_to_f32
 
@@ -269,10 +270,13 @@ def check_output(bundle: Bundle, device: Device, base: int, o: Output) -> Output
 def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device: Device | None = None,
                  progress: Callable[[int, int, LaunchRun], None] | None = None,
                  sink_for: Callable[[LaunchRun], object] | None = None,
-                 max_warp_insts: int = 0) -> WorkloadResult:
+                 max_warp_insts: int = 0, max_cycles: int = 0) -> WorkloadResult:
     """Run every launch in order. sim: a engine.timing.TimingSim (None: functional only); timed: launch
     indices simulated cycle by cycle (default all when sim is given); sink_for(run) may return a recorder
-    sink for a timed launch; progress(i, n, run) is called after each launch."""
+    sink for a timed launch; progress(i, n, run) is called after each launch. max_warp_insts / max_cycles
+    cap the whole run (engine/caps.py; 0: no cap): the launch that passes one ends the run with
+    LimitExceeded naming the cap and the launch (progress has seen that launch, with its error)."""
+    caps = RunCaps(max_cycles, max_warp_insts)
     t0 = time.perf_counter()
     dev = sim.device if sim is not None else (device or Device())
     n = len(bundle.launches)
@@ -290,7 +294,13 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
             elif prep.error:
                 run.error = prep.error
             else:
-                _run_one(run, prep, dev, sim, sink_for, max_warp_insts)
+                try:
+                    _run_one(run, prep, dev, sim, sink_for, caps)
+                except errors.LimitExceeded as e:
+                    run.error = str(e)
+                    if progress:
+                        progress(L.index, n, run)
+                    raise
             if progress:
                 progress(L.index, n, run)
         outputs = runner.check_outputs()
@@ -306,23 +316,30 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
                           sim.config.name if sim is not None else None)
 
 
-def _run_one(run: LaunchRun, prep: _Prepared, dev: Device, sim, sink_for, max_warp_insts: int) -> None:
+def _run_one(run: LaunchRun, prep: _Prepared, dev: Device, sim, sink_for, caps: RunCaps) -> None:
+    """One launch; its error is recorded in run.error, except a run cap passed (raised: the run ends)."""
     L = run.launch
     t = time.perf_counter()
+    where = f"launch {L.index} ({L.kernel})"
+    caps.before(where, run.timed)
     try:
         if run.timed:
             sim.flush()                                  # cold caches, as ncu --cache-control all
             sink = sink_for(run) if sink_for else None
             res = sim.launch(prep.kernel, L.grid, L.block, prep.args, shared=L.shared_bytes, sink=sink,
-                             max_warp_insts=max_warp_insts,
-                             meta={"workload": {"launch": L.index, "kernel": L.kernel, "label": L.label}})
+                             meta={"workload": {"launch": L.index, "kernel": L.kernel, "label": L.label}},
+                             **caps.left())
             run.stats, run.sim_cycles, run.warp_insts = res.stats, res.cycles, res.warp_insts
         else:
             res = dev.launch(prep.kernel, L.grid, L.block, prep.args, shared=L.shared_bytes,
-                             max_warp_insts=max_warp_insts)
+                             **caps.left(timed=False))
             run.warp_insts = res.warp_insts
+        caps.spend(run.sim_cycles, run.warp_insts)
+    except errors.LimitExceeded as e:
+        run.wall_s = time.perf_counter() - t
+        raise caps.exceeded(e, where) from None
     except (errors.SimError, errors.PTXError) as e:
-        run.error = f"launch {L.index} ({L.kernel}): {e}"
+        run.error = f"{where}: {e}"
     run.wall_s = time.perf_counter() - t
 
 

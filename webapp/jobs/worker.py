@@ -56,7 +56,7 @@ def run_job(job: dict) -> None:
             if job.get("interval"):
                 overrides.append(f"record.interval_cycles={int(job['interval'])}")
             run_trace(job["cases"], job["config"], overrides, sink=writer, progress=progress, record=job["level"],
-                      record_sms=job.get("record_sms"))
+                      record_sms=job.get("record_sms"), **_caps(run_trace, limits))
             if not writer.closed:
                 writer.fail("the simulator returned without ending its recording")
             return
@@ -69,7 +69,13 @@ def run_job(job: dict) -> None:
     except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
         traceback.print_exc(file=sys.stderr)
         if not writer.closed:
-            writer.fail(f"{type(e).__name__}: {e}")
+            writer.fail(failure(e))
+
+
+def failure(e: BaseException) -> str:
+    """A run's failure message: the error's class and text (a KernelFault's text already starts with it)."""
+    text = str(e)
+    return text if text.startswith(type(e).__name__) else f"{type(e).__name__}: {text}"
 
 
 def _limit_memory(nbytes) -> None:
@@ -82,12 +88,13 @@ def _limit_memory(nbytes) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (n, hard))
 
 
-def _caps(sim, limits: dict) -> dict:
-    """The cycle and instruction caps for run_case, if the simulator takes them (the timing engine does:
-    a run past a cap stops with LimitExceeded and ends as failed with that reason)."""
+def _caps(fn, limits: dict) -> dict:
+    """The cycle and instruction caps for `fn` (a simulator, whose run_case is called, or a function such
+    as run_trace / run_workload), if it takes them (the engine's do: a run past a cap stops with
+    LimitExceeded and ends as failed with that reason)."""
     import inspect
     caps = {k: int(limits[k]) for k in ("max_cycles", "max_warp_insts") if limits.get(k)}
-    params = inspect.signature(sim.run_case).parameters
+    params = inspect.signature(getattr(fn, "run_case", fn)).parameters
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return caps
     return {k: v for k, v in caps.items() if k in params}

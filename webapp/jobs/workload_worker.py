@@ -17,7 +17,7 @@ import traceback
 def run_job(job: dict) -> None:
     from engine.workload.bundle import open_bundle
     from engine.workload.replay import run_workload
-    from webapp.jobs.worker import _die_with_parent, load_factory
+    from webapp.jobs.worker import _caps, _die_with_parent, _limit_memory, failure, load_factory
     from webapp.store.background import BackgroundSink
     from webapp.store.catalogue import hold_lock
     from webapp.store.workload_run import WorkloadRunWriter, launch_metrics
@@ -26,8 +26,10 @@ def run_job(job: dict) -> None:
     _die_with_parent(job["parent_pid"])
     lock = hold_lock(job["lock"])              # noqa: F841 - held until the process exits
     children = {int(k): v for k, v in (job.get("children") or {}).items()}
+    limits = job.get("limits") or {}
     writer = None
     try:
+        _limit_memory(limits.get("mem_bytes"))
         with open_bundle(job["bundle"]) as b:
             from webapp.bundles import summarize
             pending = [{"index": L.index, "name": L.name, "kernel": L.kernel, "label": L.label, "op": L.op,
@@ -72,7 +74,10 @@ def run_job(job: dict) -> None:
                         s.fail(run.error or "the launch ended without finishing its recording")
                 writer.launch(i, row)
 
-            res = run_workload(b, sim=sim, timed=set(range(len(b.launches))), progress=progress, sink_for=sink_for)
+            # the run's caps (RUN_MAX_CYCLES / RUN_MAX_WARP_INSTS) cover all its launches together: the launch
+            # that passes one ends the run as failed with the reason (LimitExceeded, below)
+            res = run_workload(b, sim=sim, timed=set(range(len(b.launches))), progress=progress, sink_for=sink_for,
+                               **_caps(run_workload, limits))
             d = res.as_json()
             status = "done"
             writer.end(d["summary"], d["outputs"], status,
@@ -80,12 +85,11 @@ def run_job(job: dict) -> None:
     except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
         traceback.print_exc(file=sys.stderr)
         if writer is not None:
-            writer.fail(f"{type(e).__name__}: {e}")
+            writer.fail(failure(e))
         else:
             from webapp.store.workload_run import WorkloadRunWriter
             try:
-                WorkloadRunWriter(job["path"], job["info"], {"name": "?", "launches": []}).fail(
-                    f"{type(e).__name__}: {e}")
+                WorkloadRunWriter(job["path"], job["info"], {"name": "?", "launches": []}).fail(failure(e))
             except Exception:                  # noqa: BLE001 - the manager's post-mortem marks it failed
                 pass
 
