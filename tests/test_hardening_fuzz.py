@@ -20,7 +20,8 @@ def _no_findings(summary):
                                               f"{f['message'][:1500]}" for f in summary["findings"])
 
 
-@pytest.mark.parametrize("target,budget", [("ptx", 25), ("launch", 10), ("workload", 8), ("runfile", 8)])
+@pytest.mark.parametrize("target,budget", [("ptx", 25), ("launch", 8), ("workload", 8), ("runfile", 8), ("trace", 8),
+                                           ("upload", 12)])
 def test_fixed_seed_fuzz_run_finds_nothing(target, budget, tmp_path):
     summary = fuzz(target, budget, tmp_path, seed=13, batch=10)
     _no_findings(summary)

@@ -9,13 +9,16 @@ instruction; the case's kernel exists and takes as many parameters as the case g
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import lzma
 import re
 import shutil
 import subprocess
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from engine.cases import NP_DTYPES
@@ -52,6 +55,19 @@ def safe_member(name: str) -> str:
     return str(p)
 
 
+@contextlib.contextmanager
+def _member_errors(name: str):
+    """Reading a damaged member (bad CRC, a broken deflate stream, cut short, encrypted, an unsupported
+    compression method) raises one of several exceptions: each is an UploadError naming the member."""
+    try:
+        yield
+    except UploadError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, lzma.LZMAError,
+            ValueError) as e:
+        raise UploadError(f"archive member {name!r} cannot be unpacked: {e}") from None
+
+
 def unpack_zip(data: bytes, max_file: int, max_total: int) -> dict[str, bytes]:
     """Members of a zip as {relative path: bytes}, refusing traversal, links, bombs and other file types."""
     try:
@@ -71,7 +87,7 @@ def unpack_zip(data: bytes, max_file: int, max_total: int) -> dict[str, bytes]:
         if info.file_size > max_file or (info.compress_size and info.file_size / info.compress_size > MAX_RATIO):
             raise UploadError(f"archive member {name!r} unpacks to {info.file_size} bytes "
                               f"(limit {max_file} bytes, compression ratio limit {MAX_RATIO}): refused as a zip bomb")
-        with zf.open(info) as f:                      # never trust the header: stop reading at the limit
+        with _member_errors(name), zf.open(info) as f:     # never trust the header: stop reading at the limit
             blob = f.read(max_file + 1)
         if len(blob) > max_file:
             raise UploadError(f"archive member {name!r} is larger than its header says: refused as a zip bomb")
@@ -124,7 +140,7 @@ def check_case(c: dict, max_ctas: int) -> dict:
         if not isinstance(a, dict) or a.get("kind") not in ("buffer", "scalar"):
             raise UploadError(f"case {name!r}: argument {i} needs kind 'buffer' or 'scalar'")
         a.setdefault("name", f"arg{i}")
-        if a.get("dtype") not in NP_DTYPES or NP_DTYPES[a["dtype"]] is None:
+        if not isinstance(a.get("dtype"), str) or a["dtype"] not in NP_DTYPES or NP_DTYPES[a["dtype"]] is None:
             raise UploadError(f"case {name!r}: argument {a['name']!r} has unknown dtype {a.get('dtype')!r}")
         if a["kind"] == "scalar":
             if not isinstance(a.get("value"), (int, float)) or isinstance(a.get("value"), bool):
@@ -260,8 +276,9 @@ def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
     try:
         for info in infos:
             name = safe_member(info.filename)
-            rel = PurePosixPath(name).relative_to(top) if top != "." else PurePosixPath(name)
-            if len(rel.parts) != 1 or not TRACE_FILES.match(rel.name):
+            inside = top == "." or PurePosixPath(name).is_relative_to(top)
+            rel = PurePosixPath(name).relative_to(top) if top != "." and inside else PurePosixPath(name)
+            if not inside or len(rel.parts) != 1 or not TRACE_FILES.match(rel.name):
                 raise UploadError(f"archive member {name!r}: a trace upload holds kernelslist.g and kernel-N.traceg "
                                   f"files (.xz, .gz or .zst) in one folder")
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
@@ -271,7 +288,7 @@ def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
             total += info.file_size
             if total > max_total:
                 raise UploadError(f"the archive unpacks to more than {max_total // 2**20} MiB: refused")
-            with zf.open(info) as src, open(folder / rel.name, "wb") as dst:
+            with _member_errors(name), zf.open(info) as src, open(folder / rel.name, "wb") as dst:
                 left = info.file_size + 1                 # never trust the header: stop at its size
                 while left > 0 and (chunk := src.read(min(1 << 20, left))):
                     dst.write(chunk)

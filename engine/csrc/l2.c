@@ -204,7 +204,14 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
 
 void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {
     uint64_t sb = l2->sector_bytes;
-    for (uint64_t a = addr / sb * sb; a < addr + bytes; a += sb) {
+    if (bytes > UINT64_MAX - addr) bytes = UINT64_MAX - addr;   /* a copy ends at the top of the address space */
+    /* a copy larger than a few L2 capacities evicts its own beginning (LRU, in address order): only its
+     * last 4 capacities are filled, so a huge copy costs what a copy of 4 capacities does (a 2^48-byte
+     * copy in a trace's kernelslist.g looped for hours) */
+    uint64_t cap = (uint64_t)l2->nslices * l2->sl[0].c.sets * l2->sl[0].c.assoc * l2->line_bytes;
+    if (bytes > 4 * cap) { addr += bytes - 4 * cap; bytes = 4 * cap; }
+    uint64_t first = addr / sb * sb, n = (addr + bytes - first + sb - 1) / sb;   /* sectors, counted: no wrap */
+    for (uint64_t k = 0, a = first; k < n; k++, a += sb) {
         uint64_t line = a >> l2->line_shift;
         gs_l2slice *sl = &l2->sl[gs_l2_slice_of(l2, line)];
         uint64_t set = (line / l2->nslices) % sl->c.sets, evl;

@@ -20,7 +20,9 @@
 #include "trace_read.h"
 
 #define BUF_BYTES (1u << 20)      /* also the longest line accepted */
-#define MAX_PC (1ull << 32)
+/* PCs index a dense map (pc >> pc_shift -> instruction): past 256 MiB of code (far beyond any kernel's SASS)
+ * a PC is refused, which bounds the map to 128 MiB (a PC of 0xffffffff made a 2 GiB map and took minutes) */
+#define MAX_PC (1ull << 28)
 
 static int fail(gs_trace *t, const char *fmt, ...) {
     if (t->failed) return -1;
@@ -441,7 +443,7 @@ static int new_pc(gs_trace *t, uint64_t pc, const parsed *q) {
 
 static int lookup_pc(gs_trace *t, uint64_t pc, const parsed *q, uint32_t *idx) {
     uint64_t key = pc >> t->pc_shift;
-    if (pc >= MAX_PC) return fail(t, "PC 0x%llx beyond 4 GiB", (unsigned long long)pc);
+    if (pc >= MAX_PC) return fail(t, "PC 0x%llx beyond 256 MiB of code", (unsigned long long)pc);
     if (key >= t->pcmap_len) {
         size_t n = t->pcmap_len ? t->pcmap_len : 1024;
         while (n <= key) n *= 2;

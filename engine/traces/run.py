@@ -109,11 +109,12 @@ def launch_trace(ts: TimingSim, kt: KernelTrace, sink=None, progress=None, chunk
 def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | None = None,
               allow_unknown: bool = False, sink=None, progress=None, record: str = "off",
               sink_for=None, record_sms: list[int] | None = None, max_cycles: int = 0,
-              max_warp_insts: int = 0) -> TraceRun:
+              max_warp_insts: int = 0, sim: TimingSim | None = None) -> TraceRun:
     """Simulate every command of a trace directory (cold caches at the start). With a sink, the
     directory must hold one kernel (a run file records one kernel); sink_for(command) instead gives
     each kernel its own sink (or None), e.g. one run file per kernel. max_cycles / max_warp_insts cap
-    the whole run (engine/caps.py; 0: none): past one, LimitExceeded naming the cap and the kernel."""
+    the whole run (engine/caps.py; 0: none): past one, LimitExceeded naming the cap and the kernel.
+    sim: a TimingSim to run on (flushed first) instead of one built from config, overrides and record."""
     caps = RunCaps(max_cycles, max_warp_insts)
     cmds = read_kernelslist(directory)
     kernels = [c for c in cmds if c.kind == "kernel"]
@@ -123,7 +124,7 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
         raise ValueError("give sink or sink_for, not both")
     if sink is not None:
         sink_for = lambda c: sink                    # noqa: E731
-    ts = TimingSim(config, overrides, record=record if sink_for is not None else "off", record_sms=record_sms)
+    ts = sim or TimingSim(config, overrides, record=record if sink_for is not None else "off", record_sms=record_sms)
     ts.flush()
     run = TraceRun(str(directory))
     t0 = time.perf_counter()

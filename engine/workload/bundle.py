@@ -14,11 +14,13 @@ standard library and numpy (capture uses it on a GPU machine without the C engin
 from __future__ import annotations
 
 import json
+import lzma
 import re
 import shutil
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -311,14 +313,14 @@ def _unzip(src: Path, dest: Path, limits: Limits) -> None:
                         if written > info.file_size:     # a member that lies about its size
                             raise BundleError(str(src), f"member {info.filename!r} is larger than it says")
                         fout.write(chunk)
-            except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as e:
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as e:
                 raise BundleError(str(src), f"member {info.filename!r} cannot be read ({e})") from None
 
 
 def _untar(src: Path, dest: Path, limits: Limits) -> None:
     try:
         tf = tarfile.open(src, "r:*")
-    except (tarfile.TarError, OSError, EOFError) as e:
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as e:
         raise BundleError(str(src), f"not a readable tar archive ({e})") from None
     with tf:
         n, total = 0, 0
@@ -343,7 +345,7 @@ def _untar(src: Path, dest: Path, limits: Limits) -> None:
                     shutil.copyfileobj(fin, fout, 1 << 20)
                 if target.stat().st_size != m.size:
                     raise BundleError(str(src), f"member {m.name!r} is truncated")
-        except (tarfile.TarError, EOFError, OSError, ValueError) as e:
+        except (tarfile.TarError, EOFError, OSError, ValueError, lzma.LZMAError, zlib.error) as e:
             if isinstance(e, BundleError):
                 raise
             raise BundleError(str(src), f"archive is truncated or corrupt ({type(e).__name__}: {e})") from None

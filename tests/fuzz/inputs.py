@@ -60,7 +60,7 @@ class LaunchSource:
             if r.random() < 0.35:
                 v = r.choice(VALUES)
                 if k == "record_sms":
-                    v = r.choice([None, [0], [-1], [131], [132], [2**40], "0", [0.5], []])
+                    v = r.choice([None, [0], [-1], [7], [8], [131], [2**40], "0", [0.5], [], [0, 0]])
                 if k == "args":
                     v = r.choice([None, [], [0, 0], [1 << 64, 1], ["x", 1], [b"12345678", 1], [0, -1], [0, 2**32]])
                 spec[k] = v
@@ -110,12 +110,14 @@ class WorkloadSource:
     suffix = ".json"
 
     def __init__(self, rng: random.Random):
+        import os
         import tarfile
         import tempfile
         from pathlib import Path
         import engine.workload.bundle  # noqa: F401
         self.rng = rng
-        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-bundle-")
+        shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-bundle-", dir=shm)
         src = ptx_gen.ROOT / "workloads" / "examples" / "example_mlp_b64_fp32.tar.xz"
         with tarfile.open(src) as tf:
             tf.extractall(self._tmp.name, filter="data")
@@ -155,22 +157,19 @@ class WorkloadSource:
 
     @staticmethod
     def run(text):
-        import shutil
-        import tempfile
-        from pathlib import Path
+        """Opens the bundle folder with this manifest.json (the folder is the parent's extracted copy: reading
+        a bundle writes nothing into it, and children run one at a time)."""
         from engine.workload.bundle import open_bundle
-        with tempfile.TemporaryDirectory(prefix="fuzz-wl-") as d:
-            root = Path(d) / "b"
-            shutil.copytree(WorkloadSource._base, root)
-            (root / "manifest.json").write_text(text, errors="surrogateescape")
-            with open_bundle(root) as b:
-                n = 0
-                for bid in b.buffers:
-                    data = b.buffer_bytes(bid)
-                    n += len(data or b"")
-                for L in b.launches:
-                    b.ptx_text(L.ptx)
-                return f"{len(b.launches)} launches, {n} buffer bytes"
+        root = WorkloadSource._base
+        (root / "manifest.json").write_text(text, errors="surrogateescape")
+        with open_bundle(root) as b:
+            n = 0
+            for bid in b.buffers:
+                data = b.buffer_bytes(bid)
+                n += len(data or b"")
+            for L in b.launches:
+                b.ptx_text(L.ptx)
+            return f"{len(b.launches)} launches, {n} buffer bytes"
 
     @staticmethod
     def expected():
@@ -376,3 +375,256 @@ def _catalogue():
         d = RunFileSource.store_dir
         _CAT[:] = [(Catalogue(d / "store"), d, os.getpid())]
     return _CAT[0][0], _CAT[0][1]
+
+
+# ------------------------------------------------------------------ Accel-Sim traces
+
+TRACE_TOKENS = ["0", "-1", "ffffffff", "fffffffff", "100000000", "18446744073709551616", "99999999999999999999",
+                "R255", "R256", "R999999", "UR63", "UR64", "P7", "0x", "0xzz", "(1,1,1)", "(0,0,0)", "(65536,1,1)",
+                "(2147483647,65535,65535)", "(1024,2,1)", "(-1,1,1)", "(1,1)", "LDG.E.128", "STS.64", "BAR.SYNC",
+                "EXIT", "BRA", "ATOMG.E.ADD", "NOSUCHOP", "", "=", "#BEGIN_TB", "#END_TB", "warp = 99",
+                "insts = 100000000", "thread block = 99999,0,0", "1e9", "0x7f2b2d500000", "4", "32", "3", "2", "\x00"]
+
+
+class TraceSource:
+    """Mutants of Accel-Sim trace directories (the fixtures' kernel traces and synthetic ones from
+    tests/trace_gen.py): tokens swapped for hostile ones, header values changed, lines deleted, duplicated
+    or swapped, the file cut short, bytes flipped, kernelslist.g lines damaged, a kernel file compressed
+    (or garbage with a compressed name). A child reads the directory and runs it in the timing model."""
+    suffix = ".json"
+
+    def __init__(self, rng: random.Random):
+        import lzma
+        import os
+        import tempfile
+        from pathlib import Path
+        from tests import trace_gen as tg
+        import engine.traces.run  # noqa: F401
+        self.rng = rng
+        fix = ptx_gen.ROOT / "tests" / "fixtures" / "traces"
+        self.seeds = [(fix / "vectoradd-100-32" / "kernel-1.traceg").read_text(),
+                      lzma.decompress((fix / "matrixmul-32-32" / "kernel-1.traceg.xz").read_bytes()).decode()]
+        for version, mode in ((3, 0), (4, 1), (5, 2)):     # synthetic kernels: every tracer version and address mode
+            self.seeds.append(tg.header(block=(64, 1, 1), version=version)
+                              + tg.block_text((0, 0, 0), tg.vector_kernel(2, mode=mode, version=version)))
+        shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-trace-", dir=shm)
+        TraceSource.work = Path(self._tmp.name)
+
+    def next(self):
+        r = self.rng
+        lines = r.choice(self.seeds).split("\n")
+        for _ in range(r.choice([1, 1, 2, 3, 6])):
+            i = r.randrange(len(lines))
+            m = r.random()
+            if m < 0.5:
+                toks = lines[i].split(" ")
+                toks[r.randrange(len(toks))] = r.choice(TRACE_TOKENS)
+                lines[i] = " ".join(toks)
+            elif m < 0.6 and lines[i].startswith("-"):
+                k = lines[i].split("=")[0]
+                lines[i] = f"{k}= {r.choice(TRACE_TOKENS)}"
+            elif m < 0.7:
+                del lines[i]
+            elif m < 0.8:
+                lines[i:i] = [lines[i]] * r.choice([1, 2, 50])
+            elif m < 0.9:
+                j = r.randrange(len(lines))
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                lines = lines[:i]
+            if not lines:
+                lines = [""]
+        text = "\n".join(lines)
+        if r.random() < 0.05:
+            b = bytearray(text.encode())
+            for _ in range(r.choice([1, 8])):
+                if b:
+                    b[r.randrange(len(b))] = r.randrange(256)
+            text = b.decode("utf-8", "surrogateescape")
+        kl = ["MemcpyHtoD,0x00007f2b2d500000,400", "kernel-1.traceg"]
+        if r.random() < 0.2:
+            kl[r.randrange(2)] = r.choice(["MemcpyHtoD,0x7fffffffffffffff,281474976710655", "MemcpyHtoD,0x0,0",
+                                           "MemcpyHtoD,zz,1", "MemcpyDtoH,0x0,4", "../kernel-1.traceg", "nope.traceg",
+                                           "kernel-1", "MemcpyHtoD,0xffffffffffffffff,1", "kernel-1.traceg.xz",
+                                           "MemcpyHtoD,0x00007f2b2d500000,40000000"])
+        comp = r.choice(["", "", "", "", ".xz", ".gz", ".zst", ".xz-garbage"])
+        return f"trace ({comp or 'plain'})", {"kernel": text, "kernelslist": "\n".join(kl) + "\n", "comp": comp}
+
+    @staticmethod
+    def run(x):
+        return targets.trace_dir(x, TraceSource.work)
+
+    @staticmethod
+    def expected():
+        from engine import errors
+        return (errors.SimError, errors.PTXError)
+
+    @staticmethod
+    def dump(x) -> bytes:
+        return json.dumps(x).encode("utf-8", "surrogateescape")
+
+
+TARGETS["trace"] = TraceSource
+
+
+# ------------------------------------------------------------------ upload endpoints
+
+UPLOAD_CASE = {"name": "tiny_saxpy", "kernel": "saxpy", "grid": [8], "block": [128],
+               "args": [{"kind": "scalar", "dtype": "u32", "value": 1024}, {"kind": "scalar", "dtype": "f32", "value": 2.0},
+                        {"kind": "buffer", "dtype": "f32", "count": 1024, "init": "random_uniform", "lo": -1, "hi": 1,
+                         "seed": 3},
+                        {"kind": "buffer", "dtype": "f32", "count": 1024, "init": "zeros", "output": True}]}
+ZIP_NAMES = ["k.ptx", "a/b/k.ptx", "../k.ptx", "/etc/k.ptx", "cases.json", "a/cases.json", "x.cu", "notes.txt",
+             "kernelslist.g", "kernel-1.traceg", "t/kernelslist.g", "t/kernel-1.traceg", "dir/", "k.exe", "C:\\k.ptx",
+             "a" * 300 + ".ptx", "manifest.json", "b/manifest.json", "b/ptx/k.ptx", "b/data/x.bin"]
+
+
+class UploadSource:
+    """Requests to the server's upload endpoints (Flask test client, one app per child): POST /api/uploads
+    with PTX and a launch description (each mutated), with a zip (members named and damaged in hostile
+    ways, traces inside), POST /api/bundles with bundle archives (mutated manifest, damaged bytes, hostile
+    member names), POST /api/runs/import with damaged run files. A 5xx answer or an exception out of the
+    app is a finding; 2xx and 4xx answers are fine."""
+    suffix = ".json"
+
+    def __init__(self, rng: random.Random):
+        import os
+        import tempfile
+        from pathlib import Path
+        import webapp  # noqa: F401
+        self.rng = rng
+        self.ptx = PTXSource(rng)
+        self.wl = WorkloadSource(rng)
+        self.tr = TraceSource(rng)
+        self.rf = RunFileSource(rng)
+        self.good_ptx = (ptx_gen.ROOT / "validation" / "ptx" / "vector.sm90.ptx").read_text()
+        shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        self._tmp = tempfile.TemporaryDirectory(prefix="fuzz-up-", dir=shm)
+        UploadSource.work = Path(self._tmp.name)
+
+    def _launch(self) -> str:
+        import copy
+        r = self.rng
+        case = copy.deepcopy(UPLOAD_CASE)
+        if r.random() < 0.2:
+            case = {"format": "gpu-validation-suite/1", "cases": [dict(case, ptx="k.ptx")]}
+        for _ in range(r.choice([0, 1, 1, 2, 4])):
+            paths = [p for p in _paths(case) if p]
+            p = r.choice(paths)
+            parent = case
+            for k in p[:-1]:
+                parent = parent[k]
+            if r.random() < 0.8:
+                parent[p[-1]] = copy.deepcopy(r.choice(HOSTILE_JSON))
+            elif isinstance(parent, dict):
+                del parent[p[-1]]
+        text = json.dumps(case)
+        if r.random() < 0.05:
+            text = text[:r.randrange(len(text) + 1)]
+        return text
+
+    def _zip(self, members: dict) -> bytes:
+        import io
+        import zipfile
+        r = self.rng
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", r.choice([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])) as z:
+            for name, data in members.items():
+                z.writestr(name, data)
+        b = bytearray(buf.getvalue())
+        if r.random() < 0.15:
+            for _ in range(r.choice([1, 4, 16])):
+                b[r.randrange(len(b))] = r.randrange(256)
+        elif r.random() < 0.05:
+            b = b[:r.randrange(len(b))]
+        return bytes(b)
+
+    def _tar_xz(self, members: dict) -> bytes:
+        import io
+        import tarfile
+        r = self.rng
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:xz", preset=0) as t:
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                if r.random() < 0.02:
+                    info.type = r.choice([tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.FIFOTYPE])
+                    info.linkname = "../../etc/passwd"
+                t.addfile(info, io.BytesIO(data))
+        b = bytearray(buf.getvalue())
+        if r.random() < 0.2:
+            for _ in range(r.choice([1, 4, 16])):
+                b[r.randrange(len(b))] = r.randrange(256)
+        elif r.random() < 0.05:
+            b = b[:r.randrange(len(b))]
+        return bytes(b)
+
+    def next(self):
+        import base64
+        r = self.rng
+        m = r.random()
+        if m < 0.3:
+            ptx = self.good_ptx if r.random() < 0.5 else self.ptx.next()[1]
+            req = {"url": "/api/uploads", "files": {"ptx": ["vec.ptx", ptx.encode("utf-8", "surrogateescape")]},
+                   "form": {"launch": self._launch(), "name": r.choice(["", "x" * 500, "mine"])}}
+            origin = "uploads: ptx + launch"
+        elif m < 0.5:
+            members = {}
+            for _ in range(r.choice([1, 2, 3, 5])):
+                name = r.choice(ZIP_NAMES)
+                if name.endswith(".ptx"):
+                    data = (self.good_ptx if r.random() < 0.5 else self.ptx.next()[1]).encode("utf-8", "surrogateescape")
+                elif name.endswith("cases.json"):
+                    data = self._launch().encode()
+                elif name.endswith("kernel-1.traceg") or name.endswith("kernelslist.g"):
+                    t = self.tr.next()[1]
+                    data = (t["kernel"] if name.endswith("traceg") else t["kernelslist"]).encode("utf-8", "surrogateescape")
+                else:
+                    data = r.choice([b"", b"\x00" * 100, b"x" * 5000, b"\xff\xfe"])
+                members[name] = data
+            if r.random() < 0.05:
+                members["bomb.txt"] = b"\x00" * (r.choice([1, 8, 40]) << 20)
+            req = {"url": "/api/uploads", "files": {"archive": [r.choice(["w.zip", "w.tar", "w"]), self._zip(members)]},
+                   "form": {"launch": self._launch()} if r.random() < 0.3 else {}}
+            origin = "uploads: archive"
+        elif m < 0.75:
+            manifest = self.wl.next()[1].encode("utf-8", "surrogateescape")
+            members = {}
+            for p in sorted(WorkloadSource._base.rglob("*")):
+                if p.is_file() and p.name != "manifest.json":
+                    members[f"b/{p.relative_to(WorkloadSource._base)}"] = p.read_bytes()
+            members["b/manifest.json"] = manifest
+            if r.random() < 0.2:
+                members[r.choice(ZIP_NAMES)] = b"\x00" * r.choice([0, 10, 100000])
+            if r.random() < 0.5:
+                name, blob = r.choice(["b.zip", "b.tar.xz", "b.exe", ""]), self._zip(members)
+            else:
+                name, blob = r.choice(["b.tar.xz", "b.tar.xz", "b.zip"]), self._tar_xz(members)
+            req = {"url": "/api/bundles", "files": {"bundle": [name, blob]}, "form": {}}
+            origin = "bundles"
+        else:
+            req = {"url": "/api/runs/import", "files": {"run": ["r.simtrun", self.rf.next()[1]]},
+                   "form": {"name": r.choice(["", "n", "x" * 1000])}}
+            origin = "runs/import"
+        if r.random() < 0.05:                       # a field the endpoint does not expect, or none at all
+            req["files"] = {r.choice(["ptx", "archive", "bundle", "run", "launch", "zzz"]): v
+                            for v in list(req["files"].values())[:1]}
+        req["files"] = {k: [n, base64.b64encode(d).decode()] for k, (n, d) in req["files"].items()}
+        return origin, req
+
+    @staticmethod
+    def run(req):
+        return targets.upload(req, UploadSource.work)
+
+    @staticmethod
+    def expected():
+        return ()
+
+    @staticmethod
+    def dump(x) -> bytes:
+        return json.dumps(x).encode()
+
+
+TARGETS["upload"] = UploadSource

@@ -67,20 +67,33 @@ def ptx_bytes(data: bytes) -> str:
     return ptx(data, "fuzz.ptx")
 
 
+_LAUNCH = {}
+
+
 def launch_call(spec: dict) -> str:
-    """A Device.launch / TimingSim call with fuzzed arguments on a small valid kernel."""
-    from engine.device import Device
-    dev = Device()
-    mod = dev.load_ptx(_LAUNCH_PTX, "launch.ptx")
-    k = mod.kernel("k")
-    buf = dev.malloc(1 << 16)
-    args = spec.get("args", [buf, 16])
+    """A Device.launch / TimingSim call with fuzzed arguments on a small valid kernel. One device, module,
+    buffer and timing model per child process (per record_sms value), reused by its inputs; the
+    arguments are checked before any of them is touched, which is what is fuzzed."""
+    from engine.timing import TimingSim
+    if not _LAUNCH:
+        from engine.device import Device
+        dev = Device()
+        _LAUNCH.update(dev=dev, k=dev.load_ptx(_LAUNCH_PTX, "launch.ptx").kernel("k"), buf=dev.malloc(1 << 16))
+    dev, k = _LAUNCH["dev"], _LAUNCH["k"]
+    args = spec.get("args", [_LAUNCH["buf"], 16])
+    spec = dict(spec)
+    for cap, most in (("max_warp_insts", 1_000_000), ("max_cycles", 50_000)):
+        v = spec.get(cap)       # a valid cap above `most` (or none) lets a 2^31-CTA grid run for hours: not a hang
+        if type(v) is int and (v > most or v == 0):
+            spec[cap] = most
     if spec.get("timing"):
-        from engine.timing import TimingSim
-        sim = TimingSim("h200", device=dev, record_sms=spec.get("record_sms"))
-        sim.launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
-                   max_cycles=spec.get("max_cycles", 100_000), max_warp_insts=spec.get("max_warp_insts", 0),
-                   chunk_cycles=spec.get("chunk_cycles", 4096))
+        rs = spec.get("record_sms")
+        key = ("sim", repr(rs))
+        if key not in _LAUNCH:
+            _LAUNCH[key] = TimingSim("h200", overrides=["gpu.num_sms=8"], device=dev, record_sms=rs)
+        _LAUNCH[key].launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
+                            max_cycles=spec.get("max_cycles", 20_000), max_warp_insts=spec.get("max_warp_insts", 0),
+                            chunk_cycles=spec.get("chunk_cycles", 4096))
     else:
         dev.launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
                    max_warp_insts=spec.get("max_warp_insts", 100_000), chunk=spec.get("chunk", 5_000_000))
@@ -129,3 +142,61 @@ def run_file(data: bytes) -> str:
 
 
 _ = np
+
+
+_TRACE = []
+
+
+def trace_dir(x: dict, work) -> str:
+    """Write a trace directory (kernelslist.g and kernel-1.traceg, maybe compressed) and run it as
+    engine.traces.run_trace does, on one small timing model per child (4 SMs) with capped cycles."""
+    import gzip
+    import lzma
+    import shutil
+    import zstandard
+    from engine.timing import TimingSim
+    from engine.traces.run import run_trace
+    if not _TRACE:
+        _TRACE.append(TimingSim("gtx1080", overrides=["gpu.num_sms=4"]))
+    d = work / "t"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    (d / "kernelslist.g").write_text(x["kernelslist"])
+    data = x["kernel"].encode("utf-8", "surrogateescape")
+    comp = x["comp"]
+    name = "kernel-1.traceg" + comp.removesuffix("-garbage")
+    if comp == ".xz":
+        data = lzma.compress(data, preset=0)
+    elif comp == ".gz":
+        data = gzip.compress(data, 1)
+    elif comp == ".zst":
+        data = zstandard.compress(data)
+    elif comp.endswith("-garbage"):
+        data = data[:200]
+    (d / name).write_bytes(data)
+    res = run_trace(d, sim=_TRACE[0], max_cycles=MAX_CYCLES, max_warp_insts=MAX_WARP_INSTS)
+    return f"{len(res.kernels)} kernels, {res.warp_insts} warp insts"
+
+
+_APP = []
+
+
+def upload(req: dict, work) -> str:
+    """POST one request to a test app (synthetic simulator; one app and data folder per child process).
+    Returns the status code; a 5xx or an exception out of the app is a finding."""
+    import base64
+    import io
+    import os
+    import tempfile
+    if not _APP or _APP[0][1] != os.getpid():
+        from tests.fixtures.servers import synthetic_app
+        d = tempfile.mkdtemp(prefix="app-", dir=work)
+        app = synthetic_app(d, MAX_WORKERS=1)
+        _APP[:] = [(app.test_client(), os.getpid())]
+    client = _APP[0][0]
+    data = {k: (io.BytesIO(base64.b64decode(v)), n) for k, (n, v) in req["files"].items()}
+    data.update(req.get("form") or {})
+    r = client.post(req["url"], data=data, content_type="multipart/form-data")
+    if r.status_code >= 500:
+        raise RuntimeError(f"{req['url']} answered {r.status_code}: {r.get_data(as_text=True)[:300]}")
+    return f"{r.status_code}"

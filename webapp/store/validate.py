@@ -129,7 +129,8 @@ def _int(d: dict, key: str, where: str, lo: int = 0, hi: int = MAX_CYCLE, need: 
 
 def _num(d: dict, key: str, where: str):
     v = d.get(key)
-    if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v)):
+    if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v)
+                          or not -2**63 <= v < 2**63):          # (stored in the catalogue: SQLite's range)
         _fail(f"{where}.{key}", "a finite number", v)
     return v
 
