@@ -50,6 +50,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         RUN_MAX_CYCLES=2_000_000_000,          # a run past this many simulated cycles ends as failed (0: no cap)
         RUN_MAX_WARP_INSTS=20_000_000_000,     # ... or past this many warp instructions (0: no cap)
         WORKER_MEM_BYTES=16 * 2**30,           # address-space limit (RLIMIT_AS) of each worker process
+        REQUEST_IDLE_S=120,                    # a connection silent this long is closed (timebounds.py)
+        REQUEST_BODY_S=300,                    # a request body must arrive within this (else 408)
+        REQUEST_WORK_S=120,                    # a heavy handler (import, upload checks) may work this long (else 503)
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -63,6 +66,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["BUNDLE_DIRS"] = default_dirs()
 
     from . import api, bundles, services, stream, views
+    from .timebounds import BodyDeadline
+    app.wsgi_app = BodyDeadline(app.wsgi_app, app.config["REQUEST_BODY_S"])
     from .sweep import views as sweep_views
     services.init_app(app)
     bundles.init_app(app)

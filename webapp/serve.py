@@ -54,7 +54,9 @@ def serve(args) -> int:
     print(f"simtscope explorer: http://{host}:{port}/   (run store: {app.config['DATA_DIR']})", flush=True)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
-        socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, use_reloader=False, log_output=False)
+        from .timebounds import request_handler
+        socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, use_reloader=False, log_output=False,
+                     request_handler=request_handler(app.config["REQUEST_IDLE_S"]))
     except OSError as e:
         print(f"simtscope serve: cannot listen on {host}:{port}: {e}", file=sys.stderr)
         return 2

@@ -23,6 +23,8 @@ from pathlib import Path, PurePosixPath
 
 from engine.cases import NP_DTYPES
 
+from .timebounds import deadline
+
 MAX_MEMBERS = 64
 MAX_RATIO = 200                 # uncompressed / compressed above this in an archive member: refused
 TEXT_EXT = {".ptx", ".cu", ".json", ".txt", ".md", ".h", ".cuh"}
@@ -79,6 +81,7 @@ def unpack_zip(data: bytes, max_file: int, max_total: int) -> dict[str, bytes]:
         raise UploadError(f"the archive holds {len(infos)} files; at most {MAX_MEMBERS} are accepted")
     out, total = {}, 0
     for info in infos:
+        deadline().check("unpacking the archive")
         name = safe_member(info.filename)
         if (info.external_attr >> 16) & 0o170000 == 0o120000:
             raise UploadError(f"archive member {name!r} is a symbolic link; links are not accepted")
@@ -216,6 +219,7 @@ def check_ptx(cases: list[dict], files: dict[str, str]) -> None:
     from engine.ptx.errors import PTXError
     programs = {}
     for c in cases:
+        deadline().check("checking the PTX")
         fname = c["ptx"]
         if fname not in files:
             raise UploadError(f"case {c['name']!r}: PTX file {fname!r} is not in the upload "
@@ -275,6 +279,7 @@ def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
     total = 0
     try:
         for info in infos:
+            deadline().check("unpacking the trace")
             name = safe_member(info.filename)
             inside = top == "." or PurePosixPath(name).is_relative_to(top)
             rel = PurePosixPath(name).relative_to(top) if top != "." and inside else PurePosixPath(name)

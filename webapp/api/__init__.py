@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from ..timebounds import WorkTimeout
+
 
 class ApiError(Exception):
     def __init__(self, message: str, status: int = 400):
@@ -20,6 +22,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
         return jsonify(error=e.message), e.status
+
+    @app.errorhandler(WorkTimeout)
+    def _work_timeout(e: WorkTimeout):
+        return jsonify(error=str(e)), 503
 
     @app.errorhandler(HTTPException)
     def _http_error(e: HTTPException):

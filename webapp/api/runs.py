@@ -18,6 +18,7 @@ from ..metrics import counters_csv
 from ..ranges import range_totals, warp_history
 from ..trace_export import trace_events
 from ..store import runfile
+from ..timebounds import deadline
 from ..store.catalogue import LIVE
 from ..bundles import bundle_path
 from ..workloads import resolve
@@ -184,7 +185,8 @@ def import_run():
     with tempfile.NamedTemporaryFile(suffix=".simtrun", delete=False) as tmp:
         f.save(tmp)
     try:
-        run = services.get().cat.import_run(tmp.name, request.form.get("name") or None, imported=True)
+        run = services.get().cat.import_run(tmp.name, request.form.get("name") or None, imported=True,
+                                            check=deadline().check)
     except ValueError as e:
         raise ApiError(str(e)) from None
     finally:

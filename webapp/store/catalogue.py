@@ -184,12 +184,13 @@ class Catalogue:
                     self._adopt(p.stem, p)
         return fixed
 
-    def import_run(self, src: str | Path, name: str | None = None, imported: bool = False) -> dict:
+    def import_run(self, src: str | Path, name: str | None = None, imported: bool = False, check=None) -> dict:
         """Copy a run file (e.g. downloaded from another machine) into the store; returns its run.
 
         The copy is checked completely first (validate.py: every meta field, layout and chunk): a damaged
         or hostile file raises ValueError("cannot import: ...") naming what is wrong, and leaves nothing
-        in the store. `imported`: name the run "<its name> (imported)" unless `name` is given."""
+        in the store. `imported`: name the run "<its name> (imported)" unless `name` is given. check(what):
+        called as the check goes (a request's deadline, which may raise to stop it)."""
         ok, why = runfile.is_run_file(src)
         if not ok:
             raise ValueError(f"cannot import: {why}")
@@ -198,7 +199,7 @@ class Catalogue:
         try:
             shutil.copyfile(src, tmp)
             try:
-                meta = check_run_file(tmp)
+                meta = check_run_file(tmp, check)
             except RunFileInvalid as e:
                 raise ValueError(f"cannot import: {e}") from None
             if name is None and imported:

@@ -40,8 +40,9 @@ class RunFileInvalid(ValueError):
     """The run file cannot be imported; the message says where and why."""
 
 
-def check_run_file(path: str | Path) -> dict:
-    """Check the whole run file at `path`; returns its meta (decoded) or raises RunFileInvalid."""
+def check_run_file(path: str | Path, check=None) -> dict:
+    """Check the whole run file at `path`; returns its meta (decoded) or raises RunFileInvalid. check(what):
+    called between chunks (a request's deadline: it may raise to stop the work)."""
     path = Path(path)
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -53,7 +54,7 @@ def check_run_file(path: str | Path) -> dict:
         meta = _read_meta(con)
         rec = _check_meta(meta)
         if rec is not None:
-            _check_chunks(con, meta, rec)
+            _check_chunks(con, meta, rec, check or (lambda what: None))
         elif con.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
             raise RunFileInvalid("the file has recorded chunks but no meta 'recording' saying how to read them")
         return meta
@@ -344,7 +345,7 @@ def _run2_text() -> str:
 # ---------------------------------------------------------------------- chunks
 
 
-def _check_chunks(con, meta: dict, rec: dict) -> None:
+def _check_chunks(con, meta: dict, rec: dict, check) -> None:
     sch = schema_of(rec)
     sms = set(rec["record_sms"])
     full = rec["level"] == "full"
@@ -358,6 +359,7 @@ def _check_chunks(con, meta: dict, rec: dict) -> None:
     for cid, tbl_b, level, key, lo, hi, n, data, extra in con.execute(
             "SELECT id, tbl, level, key, lo, hi, n, data, extra FROM chunks ORDER BY id"):
         tbl = _text(tbl_b)
+        check("checking the run file")
         where = f"chunk {cid} ({tbl[:40]!r}, level {level}, key {key})"
         if tbl not in known:
             raise RunFileInvalid(f"{where}: unknown table (known: {', '.join(sorted(known))})")
