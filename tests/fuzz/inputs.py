@@ -60,7 +60,7 @@ class LaunchSource:
             if r.random() < 0.35:
                 v = r.choice(VALUES)
                 if k == "record_sms":
-                    v = r.choice([None, [0], [-1], [7], [8], [131], [2**40], "0", [0.5], [], [0, 0]])
+                    v = r.choice([None, [0], [-1], [131], [132], [2**40], "0", [0.5], [], [0, 0]])
                 if k == "args":
                     v = r.choice([None, [], [0, 0], [1 << 64, 1], ["x", 1], [b"12345678", 1], [0, -1], [0, 2**32]])
                 spec[k] = v

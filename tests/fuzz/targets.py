@@ -90,7 +90,7 @@ def launch_call(spec: dict) -> str:
         rs = spec.get("record_sms")
         key = ("sim", repr(rs))
         if key not in _LAUNCH:
-            _LAUNCH[key] = TimingSim("h200", overrides=["gpu.num_sms=8"], device=dev, record_sms=rs)
+            _LAUNCH[key] = TimingSim("h200", device=dev, record_sms=rs)
         _LAUNCH[key].launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
                             max_cycles=spec.get("max_cycles", 20_000), max_warp_insts=spec.get("max_warp_insts", 0),
                             chunk_cycles=spec.get("chunk_cycles", 4096))
