@@ -82,7 +82,7 @@ def launch_call(spec: dict) -> str:
     dev, k = _LAUNCH["dev"], _LAUNCH["k"]
     args = spec.get("args", [_LAUNCH["buf"], 16])
     spec = dict(spec)
-    for cap, most in (("max_warp_insts", 1_000_000), ("max_cycles", 50_000)):
+    for cap, most in (("max_warp_insts", 1_000_000), ("max_cycles", 5_000)):
         v = spec.get(cap)       # a valid cap above `most` (or none) lets a 2^31-CTA grid run for hours: not a hang
         if type(v) is int and (v > most or v == 0):
             spec[cap] = most
@@ -92,7 +92,7 @@ def launch_call(spec: dict) -> str:
         if key not in _LAUNCH:
             _LAUNCH[key] = TimingSim("h200", device=dev, record_sms=rs)
         _LAUNCH[key].launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
-                            max_cycles=spec.get("max_cycles", 20_000), max_warp_insts=spec.get("max_warp_insts", 0),
+                            max_cycles=spec.get("max_cycles", 5_000), max_warp_insts=spec.get("max_warp_insts", 0),
                             chunk_cycles=spec.get("chunk_cycles", 4096))
     else:
         dev.launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),

@@ -228,7 +228,7 @@ class Catalogue:
                  info.get("config", (rec.get("config") or {}).get("name", "?")),
                  json.dumps(info.get("overrides", [])), rec.get("level", "?"),
                  json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
-                 meta.get("created", time.time()), meta.get("finished"), meta.get("end_cycle"),
+                 meta.get("created") or time.time(), meta.get("finished"), meta.get("end_cycle"),
                  "workload" if meta.get("kind") == "workload" else "kernel"))
         return self.get_run(rid)
 

@@ -1,7 +1,7 @@
 """Check a run file from elsewhere (an import) completely before the store takes it.
 
 A run file is an SQLite database written by this program (layout.py); an imported one may be damaged or
-hostile. `check_run_file(path)` reads ALL of it once: SQLite's own consistency check, the two tables and
+hostile. `check_run_file(path)` reads ALL of it once: SQLite's integrity_check, the two tables and
 the type of every cell, every meta value (UTF-8, JSON, the type and range of every field the explorer
 reads), the recording's row layouts and enum names, and every chunk (known table, level and key, cycle
 bounds, a blob that decompresses to exactly n rows, and the values the readers use as indices: slots,
@@ -68,10 +68,12 @@ def check_run_file(path: str | Path, check=None) -> dict:
 
 
 def _check_sqlite(con) -> None:
-    rows = con.execute("PRAGMA quick_check(5)").fetchall()
+    # integrity_check, not quick_check: it also compares every index with its table (a damaged index page
+    # passed quick_check and failed later, in the reader's indexed chunk queries)
+    rows = con.execute("PRAGMA integrity_check(5)").fetchall()
     if [r[0] for r in rows] != [b"ok"]:
         text = "; ".join(_text(r[0]) for r in rows)[:300]
-        raise RunFileInvalid(f"the SQLite file is damaged (quick_check: {text})")
+        raise RunFileInvalid(f"the SQLite file is damaged (integrity_check: {text})")
     for table, want in COLUMNS.items():
         have = tuple(_text(r[1]) for r in con.execute(f"PRAGMA table_info({table})"))
         if not have:
