@@ -191,13 +191,13 @@ class Catalogue:
         or hostile file raises ValueError("cannot import: ...") naming what is wrong, and leaves nothing
         in the store. `imported`: name the run "<its name> (imported)" unless `name` is given. check(what):
         called as the check goes (a request's deadline, which may raise to stop it)."""
-        ok, why = runfile.is_run_file(src)
-        if not ok:
-            raise ValueError(f"cannot import: {why}")
         rid = new_id()
         tmp = self.runs_dir / f".import-{rid}.tmp"       # not *.simtrun: recover() never adopts it
         try:
-            shutil.copyfile(src, tmp)
+            shutil.copyfile(src, tmp)                     # (opening a WAL-mode file makes -wal/-shm: beside the copy)
+            ok, why = runfile.is_run_file(tmp)
+            if not ok:
+                raise ValueError(f"cannot import: {why}")
             try:
                 meta = check_run_file(tmp, check)
             except RunFileInvalid as e:
