@@ -104,8 +104,8 @@ def _simulate(args) -> tuple[dict, str]:
     return row, line
 
 
-STALL_COLUMNS = ["long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "math_pipe_throttle",
-                 "not_selected", "drain"]
+STALL_COLUMNS = ["long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "lg_throttle",
+                 "math_pipe_throttle", "not_selected", "no_instruction", "drain"]
 
 
 def stall_table(rows, out) -> None:

@@ -61,6 +61,16 @@ uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
     return gs_mix(g) % l2->nslices;
 }
 
+/* A victim's dirty sectors go to DRAM at t; a partially written one is merged with its DRAM data
+ * first (ECC granularity), so it costs a read too. */
+static void write_back(gs_l2 *l2, uint64_t evl, uint8_t evd, uint8_t evp, uint32_t nsect, uint64_t t) {
+    for (uint32_t k = 0; k < nsect; k++) {
+        uint64_t va = evl * l2->line_bytes + k * l2->sector_bytes;
+        if (evp & (1u << k)) gs_dram_access(l2->dram, va, t, 0);
+        if (evd & (1u << k)) gs_dram_access(l2->dram, va, t, 1);
+    }
+}
+
 /* One sector in slice s at cycle t (see l2.h). `home`: the slice owns the address (a miss goes to
  * DRAM); otherwise it is a near-partition copy and a miss returns 0 so that the caller forwards the
  * access to the home slice. *t_in (may be NULL) gets the cycle the slice's port accepted it. */
@@ -97,12 +107,7 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
         uint64_t evl;
         uint8_t evd;
         idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-        uint8_t evp = gs_cache_last_part(&sl->c);
-        for (uint32_t k = 0; k < sl->c.nsect; k++) {  /* write back dirty sectors of the victim; */
-            uint64_t va = evl * l2->line_bytes + k * l2->sector_bytes;
-            if (evp & (1u << k)) gs_dram_access(l2->dram, va, tin, 0);   /* a partial one is merged first (ECC) */
-            if (evd & (1u << k)) gs_dram_access(l2->dram, va, tin, 1);
-        }
+        if (evd) write_back(l2, evl, evd, gs_cache_last_part(&sl->c), sl->c.nsect, tin);
     }
     uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
     if (kind == GS_L2_WRITE) {
@@ -189,7 +194,11 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
         uint64_t set = (line / l2->nslices) % sl->c.sets, evl;
         uint8_t evd;
         int64_t idx = gs_cache_find(&sl->c, line, set);
-        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        if (idx < 0) {
+            /* the near slice is also the home of other lines: a dirty victim is written back */
+            idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+            if (evd) write_back(l2, evl, evd, gs_cache_last_part(&sl->c), sl->c.nsect, tin);
+        }
         uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
         sl->c.valid[idx] |= (uint8_t)(1u << sec);
         sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;

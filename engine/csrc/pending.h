@@ -25,6 +25,8 @@ enum gs_pnode_kind {
     GS_PN_MISS,          /* an L1 miss (or store, atomic) to the L2: value = data back in the SM (reads), accepted (writes) */
     GS_PN_HIT,           /* an L1 hit on a sector in flight: value = max(t + add, a) */
     GS_PN_MAX,           /* value = max(a + add, b) */
+    GS_PN_LEAVE,         /* value = the last departure from the SM's port of the store MISS nodes a..b
+                          * (their `b` holds it once resolved): a warp may exit once its stores left */
 };
 
 typedef struct gs_pnode {
@@ -37,12 +39,13 @@ typedef struct gs_pnode {
     uint64_t addr;                     /* MISS: the sector */
     uint64_t now;                      /* MISS, HIT: issue cycle (samples) */
     uint64_t t;                        /* MISS, HIT: the tag lookup's cycle */
-    uint64_t a, b;                     /* HIT, MAX: operands (markers or cycles) */
+    uint64_t a, b;                     /* HIT, MAX: operands (markers or cycles); LEAVE: node range;
+                                        * a store MISS once resolved: b = departure from the SM port */
     uint64_t *wb;                      /* write the value here if it still holds this node's marker */
     uint64_t val;                      /* resolved */
 } gs_pnode;
 
-enum gs_pfix_kind { GS_FIX_REG, GS_FIX_PRED, GS_FIX_DRAIN, GS_FIX_READY };
+enum gs_pfix_kind { GS_FIX_REG, GS_FIX_PRED, GS_FIX_DRAIN, GS_FIX_READY, GS_FIX_ACKED };
 
 typedef struct gs_pfix {
     uint16_t slot;

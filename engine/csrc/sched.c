@@ -23,6 +23,15 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
         }
         return 0;
     }
+    uint64_t qf = sc->q_free[tw->next_q];          /* the memory queue it would enter is full */
+    if (qf > now) {
+        if (qf < *next) *next = qf;
+        if (qf > tw->throttle_until) {
+            tw->throttle_until = qf;
+            tw->throttle_state = tw->next_q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE;
+        }
+        return 0;
+    }
     (void)ts;
     return 1;
 }

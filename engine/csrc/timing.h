@@ -50,6 +50,7 @@ typedef struct gs_tw {
     uint8_t wait_state;                /* state from the last issue until ready_at */
     uint8_t throttle_state;
     uint8_t rec_state;                 /* last recorded state (full recording) */
+    uint8_t next_q;                    /* the queue its next instruction enters: GS_Q_MIO, GS_Q_LG or 0 */
     uint16_t slot;
     uint64_t age;
     /* colder */
@@ -58,7 +59,8 @@ typedef struct gs_tw {
     uint8_t *reg_kind;                 /* wait state charged while waiting for it */
     uint64_t *pred_ready;
     uint64_t acc_t;                    /* states accounted up to here */
-    uint64_t drain_at;                 /* outstanding stores complete */
+    uint64_t drain_at;                 /* the warp's stores have left the SM: an exited warp frees its slot */
+    uint64_t acked_at;                 /* the L2 has accepted the warp's stores (what a fence waits for) */
     uint64_t start;                    /* cycle the warp became resident */
     uint64_t nr_base, nr_fetch;        /* next_ready's inputs (its earliest cycle, the i-fetch), kept to */
     uint8_t nr_state;                  /* recompute it when they or the registers were pending (tsm.c) */
@@ -80,10 +82,17 @@ typedef struct gs_tcta {
     uint32_t shared_alloc;
 } gs_tcta;
 
+/* The SM's memory-instruction queues (Nsight's throttle reasons): shared-memory and other MIO work
+ * (shuffles) queues for the data port (l1_data), global/local accesses for the tag lookups (lsu). A
+ * warp whose next instruction would enter a queue already holding more than l1.lsu_queue cycles of
+ * work waits before issuing it: mio_throttle or lg_throttle. */
+enum { GS_Q_NONE = 0, GS_Q_MIO, GS_Q_LG, GS_Q__COUNT };
+
 typedef struct gs_subcore {
     uint16_t warps[256];               /* warp slots of this scheduler */
     uint32_t nwarps;
     uint64_t unit_free[GS_U__COUNT];
+    uint64_t q_free[GS_Q__COUNT];      /* an instruction may enter queue q from this cycle (SM-wide) */
     uint64_t next_check;               /* no warp can issue before this cycle */
     int32_t last;                      /* last issued slot (gto greed, lrr position) */
     uint32_t carry16;                  /* SASS timing: x16 part of a slot the last issue ran into this cycle */
@@ -204,7 +213,11 @@ void gs_tsm_interval_row(gs_tsim *ts, gs_tsm *sm, uint64_t start, uint64_t end, 
 /* tmem.c: memory instruction timing. Returns the cycle the destination registers are ready (or, for
  * stores, the cycle the data is globally performed: the warp's drain time), possibly a marker
  * (pending.h). *kind: the wait state. */
-uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind);
+/* Contract: the completion of memory instruction x issued at `now` (a cycle or a pending marker) and the
+ * wait state its results charge; *leave: when its data has left the SM (stores: the port departure of
+ * their last sector; otherwise the completion). */
+uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind,
+                       uint64_t *leave);
 void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm);
 void gs_tmem_flush(gs_tsim *ts);
 /* the closed interval's counters of memory partition p (one per DRAM channel; resets them) */

@@ -8,7 +8,9 @@
  *     the SM's LSU; per sector an L1 hit (ready when the sector's data is there: a hit on a sector in
  *     flight waits for it, an MSHR merge) or a miss that takes an MSHR entry and travels SM port ->
  *     interconnect -> L2 slice (address hash) -> [DRAM channel] -> back; loads complete when their last
- *     sector is back, stores when the L2 has accepted their data (the warp's drain time);
+ *     sector is back, stores when the L2 has accepted their data (what a fence waits for); an exited
+ *     warp drains only until its stores have left the SM's port (Nsight's drain: ~1 warp-cycle per
+ *     instruction on coalesced streaming kernels, far below an L2 round trip);
  *   shared: wavefronts = the largest number of distinct 4-byte words any bank must deliver;
  *   atomics: global ones execute in the slice's atomic unit (one lane operation at a time), shared ones
  *     serialise per address in the shared-memory pipe.
@@ -35,7 +37,7 @@ static void sample(gs_tsim *ts, gs_tsm *sm, uint16_t slot, uint32_t pc, uint64_t
 /* global and local memory through L1. Sectors that go beyond the SM become MISS nodes of the SM's
  * log (pending.h), resolved in the memory phase (gs_tmem_resolve); the completion may be a marker. */
 static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, int write,
-                              int atomic, int cache_l1) {
+                              int atomic, int cache_l1, uint64_t *leave) {
     const gs_tconfig *cf = &ts->cfg;
     gs_worker *wk = sm->wk;
     gs_pend *pd = &sm->pend;
@@ -58,6 +60,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint64_t done = t_tag + cf->l1_hit_latency_cycles;   /* the known part of the completion */
     uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    uint32_t first_w = UINT32_MAX, last_w = 0;            /* this store's MISS nodes (LEAVE node below) */
     for (uint32_t i = 0; i < co.nl; i++) {
         uint64_t line = co.lines[i];
         int64_t idx = cache_l1 ? gs_l1_lookup(&sm->l1, line, !write && !atomic) : -1;
@@ -96,6 +99,10 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             n->bytes_w = co.bytes_w[i][sec]; n->req = co.masks[i];
             n->addr = addr; n->now = now; n->t = t_tag; n->slot = tw->slot; n->pc = pc; n->sampled = (uint8_t)sampled(ts, sm);
             uint64_t mk = gs_pend_marker(pd, n);
+            if (write) {
+                if (first_w == UINT32_MAX) first_w = (uint32_t)(mk - GS_PEND);
+                last_w = (uint32_t)(mk - GS_PEND);
+            }
             if (!write && idx >= 0 && !atomic) {        /* the sector fills when the data is back */
                 sm->l1.valid[idx] |= (uint8_t)(1u << sec);
                 *ready = mk;
@@ -109,7 +116,15 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             pend = pend ? gs_pend_max(pd, c, 0, pend) : c;
         }
     }
-    return pend ? gs_pend_max(pd, pend, 0, done) : done;
+    uint64_t r = pend ? gs_pend_max(pd, pend, 0, done) : done;
+    *leave = r;
+    if (first_w != UINT32_MAX && !cf->l2_store_ack) {    /* with store acks (GPGPU-Sim) the warp waits for them */
+        gs_pnode *n = gs_pend_node(pd);
+        if (!n) return GS_PEND - 1;
+        n->kind = GS_PN_LEAVE; n->a = first_w; n->b = last_w;
+        *leave = gs_pend_marker(pd, n);
+    }
+    return r;
 }
 
 /* The memory phase for one SM: its log's nodes in order (misses through MSHRs, interconnect, L2 and
@@ -137,6 +152,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);
             if (mshr) *mshr = t_in;
             n->val = n->write && !cf->l2_store_ack ? t_l2 : t_in;   /* a store: accepted, or acknowledged */
+            if (n->write) n->b = t_out + 1;                       /* left the SM's port (LEAVE nodes) */
             if (n->sampled)
                 sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, t_out, t_l2in, t_dram,
                        n->write ? t_l2 : t_in + 2, n->write, t_dram ? 3 : 2);
@@ -149,6 +165,13 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             if (n->sampled) sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, 0, 0, 0, n->val, 0, 1);
             break;
         }
+        case GS_PN_LEAVE: {
+            uint64_t v = 0;
+            for (uint64_t j = n->a; j <= n->b; j++)
+                if (pd->n[j].kind == GS_PN_MISS && pd->n[j].write && pd->n[j].b > v) v = pd->n[j].b;
+            n->val = v;
+            break;
+        }
         default:
             n->val = max64(gs_pend_val(pd, n->a) + n->add, gs_pend_val(pd, n->b));
             break;
@@ -157,8 +180,10 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
     }
 }
 
-uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind) {
+static uint64_t tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind,
+                           uint64_t *leave) {
     const gs_tconfig *cf = &ts->cfg;
+    *leave = GS_NEVER;
     gs_warp *w = tw->w;
     const gs_ctx *cx = &sm->wk->ctx;
     int op = x->op;
@@ -204,7 +229,13 @@ uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, ui
     if (space == GS_SPACE_GLOBAL || space == GS_SPACE_GENERIC)
         cache = cf->l1_cache_global_loads && !(x->flags & GS_F_BULK);
     if (x->op == GS_OP_CP_ASYNC) cache = !(x->flags & GS_F_BULK);
-    uint64_t t = global_access(ts, sm, tw, x, now, write, atomic, cache);
+    return global_access(ts, sm, tw, x, now, write, atomic, cache, leave);
+}
+
+uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind,
+                       uint64_t *leave) {
+    uint64_t t = tmem_issue(ts, sm, tw, x, now, kind, leave);
+    if (*leave == GS_NEVER) *leave = t;
     return t;
 }
 

@@ -3,8 +3,9 @@
  *
  * Issue at cycle `now` of warp slot s on sub-core k (slot % subcores):
  *   eligible  = not blocked at a barrier, not finished, ready_at <= now (every register and predicate
- *               its next instruction reads or writes is ready), and the instruction's pipe on this
- *               sub-core is free (unit_free <= now);
+ *               its next instruction reads or writes is ready), the instruction's pipe on this
+ *               sub-core is free (unit_free <= now) and, for a memory instruction, the SM's queue it
+ *               enters is not full (q_free <= now: mio_throttle / lg_throttle otherwise, timing.h);
  *   fetch     = with sm.fetch_insts = N, a warp whose buffer is empty fetches its next N instructions
  *               through the SM's fetch unit (one warp per cycle, a calendar) at or after its last issue
  *               and its i-cache line's arrival; they may issue 2 cycles later (decode); 0: no limit;
@@ -123,6 +124,32 @@ static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t
     scoreboard(tw, x, r, state, wg_chain);
 }
 
+static inline int is_warp_op(const gs_xinst *x) {
+    return x->op == GS_OP_SHFL || x->op == GS_OP_MATCH || x->op == GS_OP_REDUX || x->op == GS_OP_VOTE;
+}
+
+/* the SM memory queue an instruction enters (timing.h): shared memory and warp operations the MIO
+ * queue, global/local/generic accesses the LSU's; constant-bank reads and asynchronous-copy
+ * bookkeeping neither */
+static inline uint8_t mem_queue(const gs_xinst *x) {
+    if (x->unit != GS_U_LDST) return GS_Q_NONE;
+    if (is_warp_op(x) || x->space == GS_SPACE_SHARED || x->space == GS_SPACE_SHARED_CLUSTER) return GS_Q_MIO;
+    if (x->space == GS_SPACE_GLOBAL || x->space == GS_SPACE_LOCAL || x->space == GS_SPACE_GENERIC) return GS_Q_LG;
+    return GS_Q_NONE;
+}
+
+/* after a memory instruction: the queues stay closed while more than l1.lsu_queue cycles of work wait */
+static void update_queues(gs_tsim *ts, gs_tsm *sm) {
+    uint64_t q = ts->cfg.l1_lsu_queue;
+    uint64_t mio = sm->l1_data.next_free >> GS_FIX, lg = sm->lsu.next_free >> GS_FIX;
+    mio = mio > q ? mio - q : 0;
+    lg = lg > q ? lg - q : 0;
+    for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++) {
+        sm->sc[k].q_free[GS_Q_MIO] = mio;
+        sm->sc[k].q_free[GS_Q_LG] = lg;
+    }
+}
+
 /* when can this warp's next instruction issue, and what is it waiting for */
 static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
     gs_warp *w = tw->w;
@@ -131,6 +158,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     if (pc < 0) return;
     const gs_xinst *x = &ts->prog->x[pc];
     tw->next_unit = gs_unit_of(ts, pc, x);
+    tw->next_q = mem_queue(x);
     uint64_t fetch = 0;
     const gs_tconfig *cf = &ts->cfg;
     /* sm.fetch_insts: the warp's next instructions come in groups through the SM's fetch unit (one
@@ -279,18 +307,22 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     /* result latency */
     uint64_t done;
     uint8_t kind = GS_WS_WAIT;
-    int warp_op = x->op == GS_OP_SHFL || x->op == GS_OP_MATCH || x->op == GS_OP_REDUX || x->op == GS_OP_VOTE;
+    int warp_op = is_warp_op(x);
     int is_mem = unit == GS_U_LDST && !warp_op;
     if (warp_op && unit == GS_U_LDST) {               /* MIO: one warp shuffle per cycle per SM */
         uint64_t t = gs_res_take(&sm->l1_data, now + 1, 1u << GS_FIX);
         done = t + cf->pipes_latency_cycles[GS_U_LDST];
         kind = GS_WS_SHORT_SCOREBOARD;
     } else if (is_mem) {
-        done = gs_tmem_issue(ts, sm, tw, x, now, &kind);
-        if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain only */
-            uint64_t d = gs_pend_max(pd, done, 0, tw->drain_at);
+        uint64_t leave;
+        done = gs_tmem_issue(ts, sm, tw, x, now, &kind, &leave);
+        if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain and fences only */
+            uint64_t d = gs_pend_max(pd, leave, 0, tw->drain_at);
             if (gs_is_pend(d) && d != tw->drain_at) gs_pend_fix(pd, tw->slot, GS_FIX_DRAIN, 0);
             tw->drain_at = d;
+            uint64_t k = gs_pend_max(pd, done, 0, tw->acked_at);
+            if (gs_is_pend(k) && k != tw->acked_at) gs_pend_fix(pd, tw->slot, GS_FIX_ACKED, 0);
+            tw->acked_at = k;
             done = now + 1;
         }
     } else if (folded) {
@@ -316,6 +348,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
             }
         }
     }
+    if (unit == GS_U_LDST) update_queues(ts, sm);
     for (uint32_t i = 0; i < x->nwr; i++) {
         tw->reg_ready[x->wr[i]] = done;
         tw->reg_kind[x->wr[i]] = kind;
@@ -329,7 +362,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     uint64_t earliest = folded ? now : now + cf->sm_dispatch_latency_cycles;
     int dflt = GS_WS_WAIT;
     if (unit == GS_U_BRANCH && !folded) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
-    if (x->op == GS_OP_MEMBAR) { earliest = gs_pend_max(pd, tw->drain_at, 0, earliest); dflt = GS_WS_MEMBAR; }
+    if (x->op == GS_OP_MEMBAR) { earliest = gs_pend_max(pd, tw->acked_at, 0, earliest); dflt = GS_WS_MEMBAR; }
     if (x->op == GS_OP_BAR) {
         earliest = now + cf->sm_barrier_latency_cycles + cf->sm_barrier_per_warp_cycles * ts->warps_per_cta;
         dflt = GS_WS_BARRIER;
@@ -432,6 +465,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->acc_t = now;
         tw->start = now;
         tw->drain_at = 0;
+        tw->acked_at = 0;
         tw->done = 0;
         tw->blocked = 0;
         tw->wg_head = tw->wg_count = 0;
@@ -441,7 +475,9 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->fetch_left = 0;
         tw->fetch_req = now;
         tw->tr_next = NULL;
-        next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_DISPATCH_STALL);
+        /* until its first instruction can issue a new warp has none fetched: Nsight's no_instruction
+         * ("typical for very short kernels"), not dispatch_stall (an issue held back by the dispatcher) */
+        next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_NO_INSTRUCTION);
         tc->slots[tc->nslots++] = (uint16_t)s;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
         sc->warps[sc->nwarps++] = (uint16_t)s;
@@ -501,6 +537,8 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
         else if (f->kind == GS_FIX_DRAIN && gs_is_pend(tw->drain_at)) {
             tw->drain_at = gs_pend_val(pd, tw->drain_at);
             if (tw->done && tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
+        } else if (f->kind == GS_FIX_ACKED && gs_is_pend(tw->acked_at)) {
+            tw->acked_at = gs_pend_val(pd, tw->acked_at);
         }
     }
     for (uint32_t i = 0; i < pd->nfix; i++) {     /* then the scoreboards that waited on them */

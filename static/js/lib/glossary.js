@@ -62,17 +62,17 @@ export const GLOSSARY = {
   no_instruction: {
     title: 'No instruction',
     kind: 'stall',
-    text: 'The warp has no instruction to issue: an instruction-cache miss, or the fetch after a jump. Appears with large or branchy kernels.',
+    text: 'The warp has no instruction to issue: an instruction-cache miss, the fetch after a jump, or a warp just placed on the SM waiting for its first instruction (so it is typical of very short kernels).',
   },
   dispatch_stall: {
     title: 'Dispatch stall',
     kind: 'stall',
-    text: 'The warp was picked but the dispatcher could not send the instruction on. In simtscope this is also the CTA launch latency: the cycles between a warp becoming resident and its first instruction.',
+    text: 'The warp was picked but the dispatcher could not send the instruction on.',
   },
   drain: {
     title: 'Drain',
     kind: 'stall',
-    text: 'The warp has executed EXIT and waits for its outstanding memory stores to complete before its slot is freed. Large at the end of store-heavy kernels.',
+    text: 'The warp has executed EXIT and waits for its stores to leave the SM before its slot is freed (a memory fence, not EXIT, waits for the L2 to accept them). Large when stores queue in the SM, as scattered stores do.',
   },
   sleeping: {
     title: 'Sleeping',
