@@ -84,7 +84,7 @@ def test_the_summary_shows_the_run_files_statistics(page, server, softmax_run, s
     shot(page, "summary")
 
 
-def test_every_stall_colour_and_legend_entry_opens_its_glossary_entry(page, server, softmax_run):
+def test_every_stall_colour_and_legend_entry_opens_its_glossary_entry(page, server, softmax_run, shot):
     open_view(page, server, softmax_run["id"], tab="summary")
     # from a stall colour in the summary
     page.locator("[data-testid=stall-table] tr[data-state=long_scoreboard] a.swatch").click()
@@ -101,6 +101,8 @@ def test_every_stall_colour_and_legend_entry_opens_its_glossary_entry(page, serv
         e = page.locator(f"#gloss-{s}")
         expect(e).to_have_class(re.compile("focus"))
         assert len(e.locator("dd").inner_text()) > 40
+    expect(page.locator("#gloss-drain")).to_contain_text("leave the SM")
+    shot(page, "glossary")
     for s in WARP_STATES:
         assert len(page.locator(f"#gloss-{s} dd").inner_text()) > 40, s
 
