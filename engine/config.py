@@ -98,9 +98,9 @@ SCHEMA += [
     P("l1.bytes_per_cycle", int, 128, "bytes/cycle", 1, 4096, doc="data bandwidth of L1/shared per SM"),
     P("l1.write_allocate", int, 0, "bool", 0, 1),
     P("l1.cache_global_loads", int, 1, "bool", 0, 1, doc="plain ld.global allocates in L1"),
-    P("l1.lsu_queue", int, 16, "cycles", 1, 4096,
-      doc="work the SM's memory queues hold (cycles of shared-memory wavefronts / L1 tag lookups) before the next "
-          "memory instruction of that kind waits to issue (mio_throttle / lg_throttle)"),
+    P("l1.lsu_queue", int, 16, "warp instructions", 1, 4096,
+      doc="memory instructions waiting for L1 per SM, per queue (shared/MIO and global/local); the next one "
+          "waits to issue while its queue is full (mio_throttle / lg_throttle)"),
     P("l1.carveouts_kib", "list[int]", [0, 8, 16, 32, 64, 100, 132, 164, 196, 228], "KiB",
       doc="shared-memory carveouts the driver may choose (smallest that fits the occupancy)"),
 

@@ -2,7 +2,7 @@
 behaviour is known: an exited warp drains only until its stores have left the SM (a fence still waits
 for the L2 to accept them); shared-memory work queued beyond the MIO queue holds the next shared access
 back as mio_throttle (not as short_scoreboard on its consumer); global requests queued beyond the LSU
-queue hold the next global access back as lg_throttle."""
+queue hold the next global access back as lg_throttle. Each queue holds l1.lsu_queue instructions."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,6 +51,14 @@ def test_an_exited_warp_drains_until_its_stores_leave_the_sm_not_until_the_l2_ac
     # tag lookup, half the L1 latency and the port: a few tens of cycles
     assert 0 < drain < 60, drain
     assert st["stall_cycles"]["membar"] == 0
+
+
+def test_the_kernel_still_ends_only_when_the_l2_has_accepted_every_store():
+    """Warps leave early, the kernel does not: with or without a fence before EXIT it ends at the same
+    cycle, when the last store is accepted."""
+    plain, _ = _store_kernel("")
+    fenced, _ = _store_kernel("membar.gl;")
+    assert abs(plain["gpu_sim_cycle"] - fenced["gpu_sim_cycle"]) <= 0.01 * fenced["gpu_sim_cycle"]
 
 
 def test_a_fence_still_waits_for_the_l2_to_accept_the_stores():
@@ -103,9 +111,9 @@ def test_shared_memory_queueing_beyond_the_mio_queue_is_mio_throttle():
     assert (out == 0).all()                            # shared memory starts zeroed: 16 x 0
     s = st["stall_cycles"]
     assert st["shared_bank_conflicts"] == 32 * 16 * 31  # 32 warps x 16 loads, 32 wavefronts each
-    # 512 loads x 32 wavefronts on one data port: most of the waiting is for the queue, charged to the
-    # load that cannot enter it
-    assert s["mio_throttle"] > s["short_scoreboard"], s
+    # 512 loads x 32 wavefronts on one data port, 32 warps: 16 loads fit in the queue, the warps of the
+    # others wait to issue them (mio_throttle) instead of waiting for their results
+    assert s["mio_throttle"] > 0.3 * s["short_scoreboard"], s
 
 
 def test_an_unbounded_mio_queue_charges_the_same_waiting_to_the_consumers():

@@ -82,10 +82,10 @@ typedef struct gs_tcta {
     uint32_t shared_alloc;
 } gs_tcta;
 
-/* The SM's memory-instruction queues (Nsight's throttle reasons): shared-memory and other MIO work
- * (shuffles) queues for the data port (l1_data), global/local accesses for the tag lookups (lsu). A
- * warp whose next instruction would enter a queue already holding more than l1.lsu_queue cycles of
- * work waits before issuing it: mio_throttle or lg_throttle. */
+/* The SM's memory-instruction queues (Nsight's throttle reasons): shared-memory and other MIO
+ * instructions (shuffles) wait for the data port (l1_data), global/local ones for the tag lookups
+ * (lsu). A queue holds l1.lsu_queue instructions that have not started service; a warp whose next
+ * instruction would enter a full queue waits before issuing it: mio_throttle or lg_throttle. */
 enum { GS_Q_NONE = 0, GS_Q_MIO, GS_Q_LG, GS_Q__COUNT };
 
 typedef struct gs_subcore {
@@ -113,6 +113,8 @@ typedef struct gs_tsm {
     gs_res l1_data;                    /* data port bytes (shared and L1) */
     gs_icnt_port icnt;                 /* SM <-> L2 ports */
     uint64_t *mshr;                    /* completion cycle per MSHR entry (ring) */
+    uint64_t *qring;                   /* per queue (GS_Q_*), the service start of its last l1.lsu_queue instructions */
+    uint32_t qpos[GS_Q__COUNT];
     uint32_t mshr_next;
     gs_cache icache;
     gs_cal fetch;                      /* sm.fetch_insts: the fetch unit, one warp per cycle */
@@ -177,7 +179,7 @@ struct gs_tsim {
     uint32_t nslots, npreds;           /* per warp */
     uint64_t age;
     uint64_t last_issue_cycle;
-    uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed (kernel end) */
+    uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed or its stores accepted (kernel end) */
     gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */
     gs_rec rec;

@@ -36,6 +36,7 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
     NEED(c->l2_interleave_bytes >= c->l2_line_bytes, "l2.interleave_bytes must be at least a line");
     NEED(c->dram_channels >= 1 && c->dram_banks >= 1 && c->dram_row_bytes >= 1, "dram sizes must be >= 1");
     NEED(c->l1_mshrs >= 1 && c->l1_lookups_per_cycle >= 1 && c->l1_bytes_per_cycle >= 1, "l1 rates must be >= 1");
+    NEED(c->l1_lsu_queue >= 1, "l1.lsu_queue = %u must be >= 1", c->l1_lsu_queue);
     NEED(c->shared_banks >= 1 && c->shared_banks <= 128 && c->shared_bank_bytes >= 1, "bad shared banks");
     NEED(c->gpu_sm_clock_mhz > 0 && c->dram_bandwidth_gbps > 0 && c->dram_efficiency > 0, "clocks and bandwidth must be > 0");
     NEED(c->gpu_cta_dispatch_per_cycle > 0, "gpu.cta_dispatch_per_cycle must be > 0");
@@ -84,7 +85,8 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         sm->ctas = calloc(c->sm_max_ctas, sizeof *sm->ctas);
         sm->sc = calloc(c->sm_subcores, sizeof *sm->sc);
         sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || gs_icnt_port_init(&sm->icnt);
+        sm->qring = calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
+        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || gs_icnt_port_init(&sm->icnt);
         if (!bad && c->sm_icache == GS_ICACHE_MODEL)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
                                 c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
@@ -129,7 +131,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free_launch(ts);
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
-        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr);
+        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring);
         gs_pend_free(&sm->pend);
         free(sm->atomq.data);
         gs_icnt_port_free(&sm->icnt);
@@ -264,6 +266,8 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             gs_cache_clear(&sm->l1);
         }
         memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
+        memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);
+        memset(sm->qpos, 0, sizeof sm->qpos);
         sm->lsu.next_free = sm->l1_data.next_free = 0;
         gs_icnt_port_reset(&sm->icnt);
         if (c->sm_fetch_insts) gs_cal_reset(&sm->fetch);

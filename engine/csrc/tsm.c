@@ -138,16 +138,15 @@ static inline uint8_t mem_queue(const gs_xinst *x) {
     return GS_Q_NONE;
 }
 
-/* after a memory instruction: the queues stay closed while more than l1.lsu_queue cycles of work wait */
-static void update_queues(gs_tsim *ts, gs_tsm *sm) {
-    uint64_t q = ts->cfg.l1_lsu_queue;
-    uint64_t mio = sm->l1_data.next_free >> GS_FIX, lg = sm->lsu.next_free >> GS_FIX;
-    mio = mio > q ? mio - q : 0;
-    lg = lg > q ? lg - q : 0;
-    for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++) {
-        sm->sc[k].q_free[GS_Q_MIO] = mio;
-        sm->sc[k].q_free[GS_Q_LG] = lg;
-    }
+/* an instruction entered queue q and starts service at `start`: the queue has room again when the
+ * oldest of its last l1.lsu_queue instructions has started */
+static void queue_push(gs_tsim *ts, gs_tsm *sm, int q, uint64_t start) {
+    uint32_t n = ts->cfg.l1_lsu_queue;
+    uint64_t *ring = sm->qring + (size_t)q * n;
+    ring[sm->qpos[q]] = start;
+    sm->qpos[q] = (sm->qpos[q] + 1) % n;
+    uint64_t room = ring[sm->qpos[q]];
+    for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++) sm->sc[k].q_free[q] = room;
 }
 
 /* when can this warp's next instruction issue, and what is it waiting for */
@@ -309,6 +308,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     uint8_t kind = GS_WS_WAIT;
     int warp_op = is_warp_op(x);
     int is_mem = unit == GS_U_LDST && !warp_op;
+    uint64_t lsu0 = sm->lsu.next_free, data0 = sm->l1_data.next_free;
     if (warp_op && unit == GS_U_LDST) {               /* MIO: one warp shuffle per cycle per SM */
         uint64_t t = gs_res_take(&sm->l1_data, now + 1, 1u << GS_FIX);
         done = t + cf->pipes_latency_cycles[GS_U_LDST];
@@ -348,7 +348,8 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
             }
         }
     }
-    if (unit == GS_U_LDST) update_queues(ts, sm);
+    if (sm->lsu.next_free != lsu0) queue_push(ts, sm, GS_Q_LG, max64(now + 1, (lsu0 + (1u << GS_FIX) - 1) >> GS_FIX));
+    if (sm->l1_data.next_free != data0) queue_push(ts, sm, GS_Q_MIO, max64(now + 1, (data0 + (1u << GS_FIX) - 1) >> GS_FIX));
     for (uint32_t i = 0; i < x->nwr; i++) {
         tw->reg_ready[x->wr[i]] = done;
         tw->reg_kind[x->wr[i]] = kind;
@@ -411,7 +412,9 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         if (!tw->w || !tw->done) continue;
         if (tw->drain_at > now) { if (tw->drain_at < nd) nd = tw->drain_at; continue; }
         gs_tsm_account(ts, sm, tw, tw->drain_at);
-        if (tw->drain_at > sm->wk->last_free_cycle) sm->wk->last_free_cycle = tw->drain_at;
+        /* the kernel ends when its stores are accepted by the L2, not when they left the SM */
+        uint64_t end = gs_is_pend(tw->acked_at) ? tw->drain_at : max64(tw->drain_at, tw->acked_at);
+        if (end > sm->wk->last_free_cycle) sm->wk->last_free_cycle = end;
         if (sm->record_states) rec_state(ts, sm, tw, tw->drain_at, GS_WS_IDLE, -1);
         sm->wk->st.warp_cycles += tw->drain_at - tw->start;
         gs_tcta *tc = tw->cta;
