@@ -131,6 +131,8 @@ class WorkloadSource:
         m = copy.deepcopy(self.manifest)
         for _ in range(r.choice([1, 1, 2, 3, 6])):
             paths = [p for p in _paths(m) if p]
+            if not paths:
+                break
             p = r.choice(paths)
             parent = m
             for k in p[:-1]:
@@ -512,6 +514,8 @@ class UploadSource:
             case = {"format": "gpu-validation-suite/1", "cases": [dict(case, ptx="k.ptx")]}
         for _ in range(r.choice([0, 1, 1, 2, 4])):
             paths = [p for p in _paths(case) if p]
+            if not paths:                    # every key deleted already
+                break
             p = r.choice(paths)
             parent = case
             for k in p[:-1]:
