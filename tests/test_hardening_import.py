@@ -79,6 +79,10 @@ BAD = [
     ("status unknown", _set_meta("status", json.dumps("exploded")),
      "meta 'meta'.status: expected one of created, running, done"),
     ("created not a number", _set_meta("created", json.dumps({"a": 1})), "meta 'meta'.created: expected a finite number"),
+    ("a null end cycle", _set_meta("end_cycle", "null"), "meta 'end_cycle' is null (a field is either absent or has a value)"),
+    ("a null message", _set_meta("message", "null"), "meta 'message' is null"),
+    ("a null progress value", _set_meta("progress", json.dumps({"cycle": None})),
+     "meta 'progress'.cycle: expected a number, found None"),
     ("unknown format", _set_meta("format", json.dumps("simtscope-run/99")), None),
     ("unknown stored table", lambda con: con.execute("UPDATE chunks SET tbl='raw:nope' WHERE tbl='kernel'"),
      "unknown table"),
@@ -182,10 +186,9 @@ def test_a_damaged_index_is_refused(tmp_path):
     assert cat.list_runs() == []
 
 
-def test_a_null_creation_time_imports_with_the_time_of_import(seed, tmp_path):
-    """Found by the run-file fuzzer: meta 'created' = null reached the catalogue's NOT NULL column."""
-    import time
+def test_a_null_creation_time_is_refused(seed, tmp_path):
+    """Found by the run-file fuzzer: meta 'created' = null reached the catalogue's NOT NULL column (and
+    'message', 'end_cycle' = null the reader's int())."""
     bad = _copy(seed, tmp_path, _set_meta("created", "null"))
-    t0 = time.time()
-    run = Catalogue(tmp_path / "store").import_run(bad)
-    assert run["status"] == "done" and run["created"] >= t0
+    with pytest.raises(ValueError, match=r"^cannot import: meta 'created' is null"):
+        Catalogue(tmp_path / "store").import_run(bad)

@@ -175,6 +175,9 @@ def _check_meta(meta: dict):
     if fmt not in READABLE:
         raise RunFileInvalid(f"meta 'format' is {fmt!r}: this simtscope reads {' and '.join(map(repr, READABLE))}")
     m = "'meta'"
+    for k, v in meta.items():        # readers take a present key's value as is (meta.get(k, default) -> None)
+        if v is None:
+            raise RunFileInvalid(f"meta {k!r} is null (a field is either absent or has a value)")
     _str(meta, "kind", m, ("kernel", "workload"))
     _str(meta, "status", m, STATUSES)
     _str(meta, "message", m)
@@ -185,7 +188,7 @@ def _check_meta(meta: dict):
     prog = _dict(meta, "progress", m)
     if prog is not None:
         for k, v in prog.items():
-            if v is not None and not isinstance(v, (int, float, bool)):
+            if not isinstance(v, (int, float, bool)):
                 _fail(f"'progress'.{k}", "a number", v)
         for k in ("cycle", "warp_insts", "ctas_done", "ctas_total", "launch", "launches"):
             _int(prog, k, "'progress'")
