@@ -129,3 +129,25 @@ def test_an_imported_time_past_sqlite_integers_is_refused(tmp_path):
 
 
 
+
+
+def test_a_zip_member_name_longer_than_the_file_system_allows_is_a_400(client):
+    from tests.test_server_uploads import CASE, PTX
+    import json
+    name = "a" * 300 + ".ptx"
+    blob = _zip({name: PTX.encode(), "cases.json": json.dumps({**CASE, "ptx": name}).encode()})
+    r = _post(client, "/api/uploads", "archive", "w.zip", blob)
+    assert r.status_code == 400
+    assert r.get_json()["error"].endswith("...: names are at most 200 bytes a part, 1024 in all")
+
+
+def test_a_zip_whose_utf8_flagged_name_is_not_utf8_is_a_400(client):
+    blob = bytearray(_zip({"k.ptx": b"x"}))
+    for sig in (b"PK\x03\x04", b"PK\x01\x02"):             # set the UTF-8 flag, make the name invalid UTF-8
+        i = blob.index(sig)
+        flag_at = i + (6 if sig == b"PK\x03\x04" else 8)
+        blob[flag_at + 1] |= 0x08                          # bit 11 of the flags
+        name_at = i + (30 if sig == b"PK\x03\x04" else 46)
+        blob[name_at] = 0xA9
+    r = _post(client, "/api/uploads", "archive", "w.zip", bytes(blob))
+    assert r.status_code == 400 and r.get_json()["error"] == "the archive is not a valid zip file", r.get_json()

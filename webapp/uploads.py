@@ -54,6 +54,8 @@ def safe_member(name: str) -> str:
     p = PurePosixPath(name.replace("\\", "/"))
     if p.is_absolute() or re.match(r"^[A-Za-z]:", name) or any(part in ("..", "") for part in p.parts):
         raise UploadError(f"archive member {name!r}: paths must be relative and stay inside the archive")
+    if len(name) > 1024 or any(len(part.encode()) > 200 for part in p.parts):      # the file system's limits
+        raise UploadError(f"archive member {name[:60]!r}...: names are at most 200 bytes a part, 1024 in all")
     return str(p)
 
 
@@ -74,8 +76,8 @@ def unpack_zip(data: bytes, max_file: int, max_total: int) -> dict[str, bytes]:
     """Members of a zip as {relative path: bytes}, refusing traversal, links, bombs and other file types."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise UploadError("the archive is not a valid zip file") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError):   # (a member name flagged
+        raise UploadError("the archive is not a valid zip file") from None              # UTF-8 that is not)
     infos = [i for i in zf.infolist() if not i.is_dir()]
     if len(infos) > MAX_MEMBERS:
         raise UploadError(f"the archive holds {len(infos)} files; at most {MAX_MEMBERS} are accepted")
@@ -258,7 +260,7 @@ TRACE_RATIO = 1000              # trace text compresses far better than code: a 
 def is_trace_zip(data: bytes) -> bool:
     try:
         return any(PurePosixPath(n).name == "kernelslist.g" for n in zipfile.ZipFile(io.BytesIO(data)).namelist())
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError):
         return False
 
 

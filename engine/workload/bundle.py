@@ -287,7 +287,7 @@ def _safe_member(name: str, where: str) -> PurePosixPath:
 def _unzip(src: Path, dest: Path, limits: Limits) -> None:
     try:
         zf = zipfile.ZipFile(src)
-    except (zipfile.BadZipFile, OSError) as e:
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, ValueError, EOFError) as e:
         raise BundleError(str(src), f"not a readable zip archive ({e})") from None
     with zf:
         infos = zf.infolist()
