@@ -291,6 +291,117 @@ GS_HANDLER(h_cvt_pack_f32) {
     return GS_X_NEXT;
 }
 
+/* The common f16 forms without modifiers, the same results as cvt_ff by other means (an exhaustive
+ * check over all 2^32 f32 patterns is in docs/performance.md): f32 -> f16 round to nearest even is
+ * gs_f2h (NaN: 0x7fff), f16 -> f32 is gs_h2f except that a NaN becomes the canonical 0x7fffffff (as
+ * nan_ff gives). On a CPU with F16C, a full warp goes 8 lanes at a time through the host's conversion
+ * instructions (vcvtps2ph with round to nearest, vcvtph2ps: both exact IEEE conversions) with the NaN
+ * lanes replaced. */
+static inline uint64_t f2h_rn(uint64_t a) { return gs_f2h(gs_f32(a)); }
+static inline uint64_t h2f_canon(uint64_t a) {
+    uint16_t h = (uint16_t)a;
+    return ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)) ? 0x7fffffffu : gs_u32_of(gs_h2f(h));
+}
+static inline uint64_t f2bf_rn(uint64_t a) { return gs_f2bf(gs_f32(a)); }
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define F16C_FN __attribute__((target("avx2,f16c")))
+/* the low 32 bits of 8 consecutive 64-bit slots, in order */
+F16C_FN static inline __m256i lo8(const uint64_t *p) {
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p), idx);
+    __m256i hi = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(p + 4)), idx);
+    return _mm256_permute2x128_si256(lo, hi, 0x20);
+}
+F16C_FN static inline void st8z(uint64_t *p, __m256i v) {      /* 8 x 32 bits, zero-extended to slots */
+    _mm256_storeu_si256((__m256i *)p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)));
+    _mm256_storeu_si256((__m256i *)(p + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
+}
+/* 8 f32 -> 8 f16 (round to nearest even; NaN -> 0x7fff) in the low halves of 32-bit lanes */
+F16C_FN static inline __m256i f2h8(__m256i u) {
+    __m256 f = _mm256_castsi256_ps(u);
+    __m256i h = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+    return _mm256_blendv_epi8(h, _mm256_set1_epi32(0x7fff), nan);
+}
+F16C_FN static void pack_f16x2_full(uint64_t *d, const uint64_t *pa, const uint64_t *pb) {
+    for (int l = 0; l < GS_WARP; l += 8) {
+        __m256i ha = f2h8(lo8(pa + l)), hb = f2h8(lo8(pb + l));
+        st8z(d + l, _mm256_or_si256(_mm256_slli_epi32(ha, 16), hb));
+    }
+}
+F16C_FN static void f32_f16_full(uint64_t *d, const uint64_t *pa) {
+    for (int l = 0; l < GS_WARP; l += 8) {
+        __m256i h = _mm256_and_si256(lo8(pa + l), _mm256_set1_epi32(0xffff));
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x7fff)), _mm256_set1_epi32(0x7c00));
+        __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(
+            _mm256_permute4x64_epi64(_mm256_packus_epi32(h, h), 0x08))));
+        st8z(d + l, _mm256_blendv_epi8(f, _mm256_set1_epi32(0x7fffffff), nan));
+    }
+}
+static int have_f16c(void) {
+    static int v = -1;
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    }
+    return v;
+}
+#else
+#define F16C_FN
+static void pack_f16x2_full(uint64_t *d, const uint64_t *pa, const uint64_t *pb) { (void)d; (void)pa; (void)pb; }
+static void f32_f16_full(uint64_t *d, const uint64_t *pa) { (void)d; (void)pa; }
+static int have_f16c(void) { return 0; }
+#endif
+
+/* cvt.rn.f16x2.f32 d, a, b */
+GS_HANDLER(h_cvt_rn_f16x2_f32) {
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    GS_LANES(m, l, d[l] = (f2h_rn(pa[l]) << 16) | f2h_rn(pb[l]));
+    return GS_X_NEXT;
+}
+F16C_FN GS_HANDLER(h_cvt_rn_f16x2_f32_hw) {
+    if (m == GS_FULL) {
+        pack_f16x2_full(gs_opr(w, x, 0), gs_opr(w, x, 1), gs_opr(w, x, 2));
+        return GS_X_NEXT;
+    }
+    return h_cvt_rn_f16x2_f32(c, w, x, m);
+}
+/* cvt.rn.bf16x2.f32 d, a, b */
+GS_HANDLER(h_cvt_rn_bf16x2_f32) {
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    GS_LANES(m, l, d[l] = (f2bf_rn(pa[l]) << 16) | f2bf_rn(pb[l]));
+    return GS_X_NEXT;
+}
+/* cvt.rn.f16.f32 d, a */
+GS_HANDLER(h_cvt_rn_f16_f32) {
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_opr(w, x, 1);
+    GS_LANES(m, l, d[l] = f2h_rn(a[l]));
+    return GS_X_NEXT;
+}
+/* cvt.f32.f16 d, a */
+GS_HANDLER(h_cvt_f32_f16) {
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_opr(w, x, 1);
+    GS_LANES(m, l, d[l] = h2f_canon(a[l]));
+    return GS_X_NEXT;
+}
+F16C_FN GS_HANDLER(h_cvt_f32_f16_hw) {
+    if (m == GS_FULL) {
+        f32_f16_full(gs_opr(w, x, 0), gs_opr(w, x, 1));
+        return GS_X_NEXT;
+    }
+    return h_cvt_f32_f16(c, w, x, m);
+}
+
 /* x2 -> x2: e4m3x2/e5m2x2 <-> f16x2 (and bf16x2), element by element */
 GS_HANDLER(h_cvt_x2) {
     (void)c;
@@ -403,6 +514,9 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
         if (!f && !SATFINITE(x)) {
             if (dt == GS_T_F64 && st == GS_T_F32 && rnd == GS_RND_NONE) return h_cvt_f64_f32;
             if (dt == GS_T_F32 && st == GS_T_F64 && rnd == GS_RND_RN) return h_cvt_rn_f32_f64;
+            if (dt == GS_T_F16 && st == GS_T_F32 && rnd == GS_RND_RN) return h_cvt_rn_f16_f32;
+            if (dt == GS_T_F32 && st == GS_T_F16 && rnd == GS_RND_NONE)
+                return have_f16c() ? h_cvt_f32_f16_hw : h_cvt_f32_f16;
         }
         return h_cvt_ff;
     }
@@ -411,6 +525,10 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
         if (x->ir->nopnd != 3 || !(rnd == GS_RND_RN || (rnd == GS_RND_RZ && !fp8))) return NULL;
         if (f & ~GS_F_RELU) return NULL;
         if ((dt == GS_T_E4M3X2 || dt == GS_T_E5M2X2) && !SATFINITE(x)) return NULL;
+        if (rnd == GS_RND_RN && !f && !SATFINITE(x)) {
+            if (dt == GS_T_F16X2) return have_f16c() ? h_cvt_rn_f16x2_f32_hw : h_cvt_rn_f16x2_f32;
+            if (dt == GS_T_BF16X2) return h_cvt_rn_bf16x2_f32;
+        }
         return h_cvt_pack_f32;
     }
     if (is_x2(dt) && is_x2(st) && dt != st) {

@@ -35,34 +35,51 @@
  * Transposes exist for 16-bit inputs only (PTX).
  * aux (decode.py): bits 0-7 shape code (24 k16, 25 k8, 26 k32), bits 16-23 B type, bits 24-31 N/8.
  */
-#include <stdlib.h>
 #include "tensor.h"
+#include "tc_mac.h"
 
 enum { WG_K16 = 24, WG_K8 = 25, WG_K32 = 26 };
 
 typedef struct {
     uint64_t start, lbo, sbo;
     uint32_t w;             /* swizzle width in bytes; 16: none */
+    uint32_t lw;            /* log2 of w */
 } gdesc;
 
 static gdesc desc_of(uint64_t d) {
-    static const uint32_t widths[4] = {16, 128, 64, 32};
-    gdesc g = {(d & 0x3fffu) << 4, ((d >> 16) & 0x3fffu) << 4, ((d >> 32) & 0x3fffu) << 4,
-               widths[(d >> 62) & 3u]};
+    static const uint32_t lws[4] = {4, 7, 6, 5};
+    uint32_t lw = lws[(d >> 62) & 3u];
+    gdesc g = {(d & 0x3fffu) << 4, ((d >> 16) & 0x3fffu) << 4, ((d >> 32) & 0x3fffu) << 4, 1u << lw, lw};
     return g;
 }
 
-static uint64_t elem_addr(const gdesc *g, int mn, int k, int es, int mn_major) {
-    uint64_t a, kb = (uint64_t)k * es, mb = (uint64_t)mn * es, W = g->w;
-    if (!mn_major) a = g->start + (uint64_t)(mn % 8) * W + (uint64_t)(mn / 8) * g->sbo + kb % W + (kb / W) * g->lbo;
-    else if (W == 16) a = g->start + mb % 16 + (mb / 16) * g->sbo + (uint64_t)(k % 8) * 16 + (uint64_t)(k / 8) * g->lbo;
-    else a = g->start + mb % W + (mb / W) * g->lbo + (uint64_t)(k % 8) * W + (uint64_t)(k / 8) * g->sbo;
-    return a ^ (((a >> 7) & (W / 16 - 1)) << 4);
+static inline uint64_t swizzle(const gdesc *g, uint64_t a) { return a ^ (((a >> 7) & (g->w / 16 - 1)) << 4); }
+
+static inline uint64_t elem_addr(const gdesc *g, int mn, int k, int es, int mn_major) {
+    uint64_t a, kb = (uint64_t)k * es, mb = (uint64_t)mn * es, W = g->w, lw = g->lw;
+    if (!mn_major) a = g->start + ((uint64_t)(mn & 7) << lw) + (uint64_t)(mn >> 3) * g->sbo + (kb & (W - 1)) + (kb >> lw) * g->lbo;
+    else if (W == 16) a = g->start + (mb & 15) + (mb >> 4) * g->sbo + (uint64_t)(k & 7) * 16 + (uint64_t)(k >> 3) * g->lbo;
+    else a = g->start + (mb & (W - 1)) + (mb >> lw) * g->lbo + ((uint64_t)(k & 7) << lw) + (uint64_t)(k >> 3) * g->sbo;
+    return swizzle(g, a);
 }
 
-/* reads rows [row0, row0+rows) x K of the matrix behind descriptor d into out[r][k] (as doubles) */
-static int read_desc(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint64_t d, int row0, int rows, int K,
-                     int t, int mn_major, double *out) {
+/* The element at (mn, k) is read at out[mn * sr + k * sk] (row-major A: sr = K, sk = 1; B transposed to
+ * K x N: sr = 1, sk = N), times `scale` (an exact sign change, applied as the multiply it always was).
+ * Numbers are converted by tc_value, and by the host's F16C instructions for f16 where the CPU has them
+ * (the same exact conversion, eight at a time). */
+
+/* Column n of the f32/s32 accumulator tile is kept at col_perm(n, 1): within each block of 8 columns the
+ * even ones first, then the odd ones (n = 8j + 2t + p at 8j + 4p + t), so that the 4 lanes t of one
+ * group hold 4 adjacent doubles of one register (acc_read / acc_write move them 4 at a time). B's
+ * columns are stored in the same order; the product does not care how columns are ordered. */
+static inline int col_perm(int n, int perm) {
+    return perm ? (n & ~7) | ((n & 1) << 2) | ((n >> 1) & 3) : n;
+}
+
+/* reference reader: element by element, with the exact message for the first element outside shared
+ * memory. Used when a 16-byte run of the fast reader below does not lie whole inside shared memory. */
+static int read_desc_elems(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint64_t d, int row0, int rows, int K,
+                           int t, int mn_major, int perm, double scale, double *out, int sr, int sk) {
     gdesc g = desc_of(d);
     int es = tc_bits(t) / 8;
     uint32_t lim = w->cta->shared_bytes;
@@ -76,9 +93,107 @@ static int read_desc(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint64_t d, int r
                                     (unsigned long long)a, row0 + r, k, lim);
             uint32_t v = 0;
             memcpy(&v, w->cta->shared + a, (size_t)es);
-            out[r * K + k] = tc_value(t, v);
+            out[col_perm(r, perm) * sr + k * sk] = scale * tc_value(t, v);
         }
     return 0;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* eight f16 at p to doubles: exactly gs_h2f (signalling NaNs come out quiet with their payload) */
+__attribute__((target("avx,f16c"))) static void h8_f16c(const uint8_t *p, double *v) {
+    __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+    _mm256_storeu_pd(v, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+    _mm256_storeu_pd(v + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+}
+static int f16c_ok(void) {
+    static int v = -1;                      /* same value from any thread: a benign first-use race */
+    int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
+    if (r < 0) {
+        __builtin_cpu_init();
+        r = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        __atomic_store_n(&v, r, __ATOMIC_RELAXED);
+    }
+    return r;
+}
+#else
+static void h8_f16c(const uint8_t *p, double *v) { (void)p; (void)v; }
+static int f16c_ok(void) { return 0; }
+#endif
+
+/* the 16 bytes at p as 16/es elements of type t */
+static inline int chunk_values(const uint8_t *p, int t, int f16c, double *v) {
+    switch (t) {
+    case GS_T_F16:
+        if (f16c) h8_f16c(p, v);
+        else for (int j = 0; j < 8; j++) { uint16_t h; memcpy(&h, p + 2 * j, 2); v[j] = gs_h2f(h); }
+        return 8;
+    case GS_T_BF16:
+        for (int j = 0; j < 8; j++) { uint16_t h; memcpy(&h, p + 2 * j, 2); v[j] = gs_bf2f(h); }
+        return 8;
+    case GS_T_TF32:
+        for (int j = 0; j < 4; j++) { uint32_t u; memcpy(&u, p + 4 * j, 4); v[j] = tc_value(t, u); }
+        return 4;
+    default:                                    /* 8-bit: fp8, s8, u8 */
+        for (int j = 0; j < 16; j++) v[j] = tc_value(t, p[j]);
+        return 16;
+    }
+}
+
+/* Reads rows [row0, row0+rows) x K of the matrix behind descriptor d. Every layout above keeps 16
+ * aligned bytes of the contiguous dimension (k when K-major, mn when MN-major) together, swizzle
+ * included (the swizzle moves whole 16-byte chunks), so the address is computed and bounds-checked
+ * once per 16-byte run. */
+static int read_desc(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint64_t d, int row0, int rows, int K,
+                     int t, int mn_major, int perm, double scale, double *out, int sr, int sk) {
+    gdesc g = desc_of(d);
+    int es = tc_bits(t) / 8, per = 16 / es, f16c = t == GS_T_F16 && f16c_ok();
+    uint64_t lim = w->cta->shared_bytes;
+    const uint8_t *sh = w->cta->shared;
+    double v[4][32];
+    if (!mn_major) {
+        /* a row's K elements are two 16-byte runs (K * es = 32 bytes in every form) */
+        uint64_t off[2];
+        for (int h = 0; h < 2; h++) off[h] = ((uint64_t)(16 * h) & (g.w - 1)) + ((uint64_t)(16 * h) >> g.lw) * g.lbo;
+        /* rows in fours: r0 + q * dr, q < 4, whose elements of one k are 4 adjacent doubles of B^T
+         * (col_perm puts rows 8j + p + 2q at 8j + 4p + q) */
+        int dr = perm ? 2 : 1;
+        for (int gi = 0; gi < rows / 4; gi++) {
+            int r0 = perm ? 8 * (gi >> 1) + (gi & 1) : 4 * gi;
+            for (int q = 0; q < 4; q++) {
+                int mn = row0 + r0 + q * dr;
+                uint64_t base = g.start + ((uint64_t)(mn & 7) << g.lw) + (uint64_t)(mn >> 3) * g.sbo;
+                for (int h = 0; h < 2; h++) {
+                    uint64_t a = swizzle(&g, base + off[h]);
+                    if (a + 16 > lim) goto slow;
+                    chunk_values(sh + a, t, f16c, v[q] + h * per);
+                }
+            }
+            if (scale != 1.0)                   /* (1.0 * x is x for every value read here) */
+                for (int q = 0; q < 4; q++)
+                    for (int k = 0; k < K; k++) v[q][k] *= scale;
+            if (sr == 1) {                      /* B, transposed: element (n, k) at out[k * sk + col_perm(n)] */
+                double *o = out + 4 * gi;
+                for (int k = 0; k < K; k++)
+                    for (int q = 0; q < 4; q++) o[k * sk + q] = v[q][k];
+            } else {                            /* A, row-major */
+                for (int q = 0; q < 4; q++) memcpy(out + (r0 + q) * sr, v[q], sizeof(double) * (size_t)K);
+            }
+        }
+    } else {
+        for (int k = 0; k < K; k++)
+            for (int r0 = 0; r0 < rows; r0 += per) {
+                uint64_t a = elem_addr(&g, row0 + r0, k, es, 1);
+                if (a + 16 > lim) goto slow;
+                chunk_values(sh + a, t, f16c, v[0]);
+                double *o = out + k * sk;
+                int n = rows - r0 < per ? rows - r0 : per;
+                for (int j = 0; j < n; j++) o[col_perm(r0 + j, perm) * sr] = scale * v[0][j];
+            }
+    }
+    return 0;
+slow:
+    return read_desc_elems(c, w, x, d, row0, rows, K, t, mn_major, perm, scale, out, sr, sk);
 }
 
 typedef struct {
@@ -106,6 +221,79 @@ static wg_form form_of(const gs_xinst *x) {
 static inline uint64_t imm_at(const gs_warp *w, const gs_xinst *x, int i) { return w->R[x->ops[i]]; }
 static inline int imm_negative(const gs_warp *w, const gs_xinst *x, int i) { return (int)((imm_at(w, x, i) >> 31) & 1u); }
 
+/* The accumulator fragment (tc_acc_coord) of one warp, g = l/4, t = l%4: for f32/s32, register
+ * i = 4j + 2h + p of lane l holds element (g + 8h, 8j + 2t + p), kept in acc at column 8j + 4p + t
+ * (col_perm); for packed f16, register i = 2j + h holds the pair (g + 8h, 8j + 2t .. 8j + 2t + 1). Either
+ * way the lanes 4g .. 4g+3 of one register hold a run of adjacent doubles of one row of acc (4 or 8),
+ * so a register moves in 8 runs. */
+static inline double *acc_run(double *acc, int N, int i, int g, int packed) {
+    if (packed) return acc + (size_t)(g + 8 * (i & 1)) * N + 8 * (i >> 1);
+    return acc + (size_t)(g + 8 * ((i >> 1) & 1)) * N + 8 * (i >> 2) + 4 * (i & 1);
+}
+
+/* four lanes' f32 slots (low 32 bits of each 64-bit slot) to doubles and back (round to nearest, as a
+ * (float) cast), four at a time with GCC's generic vectors */
+typedef uint64_t v4u64 __attribute__((vector_size(32), aligned(8)));
+typedef uint32_t v4u32 __attribute__((vector_size(16)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+static inline void f32x4_to_f64(const uint64_t *R, double *o) {
+    v4u32 lo = __builtin_convertvector(*(const v4u64 *)R, v4u32);
+    *(v4d *)o = __builtin_convertvector((v4f)lo, v4d);
+}
+static inline void f64x4_to_f32(const double *o, uint64_t *R) {
+    v4u32 u = (v4u32)__builtin_convertvector(*(const v4d *)o, v4f);
+    v4u32 nan = (v4u32)((u & 0x7fffffffu) > 0x7f800000u);  /* NaN: canonical, as tc_f32_bits */
+    u = (u & ~nan) | (0x7fffffffu & nan);
+    *(v4u64 *)R = __builtin_convertvector(u, v4u64);
+}
+
+static void acc_read(const gs_warp *w, const uint32_t *D, int nd, int N, int dt, double *acc) {
+    int packed = dt == GS_T_F16;
+    for (int i = 0; i < nd; i++)
+        for (int g = 0; g < 8; g++) {
+            const uint64_t *R = w->R + D[i] + 4 * g;
+            double *o = acc_run(acc, N, i, g, packed);
+            if (packed)
+                for (int t = 0; t < 4; t++) {
+                    o[2 * t] = gs_h2f((uint16_t)R[t]);
+                    o[2 * t + 1] = gs_h2f((uint16_t)(R[t] >> 16));
+                }
+            else if (dt == GS_T_S32)
+                for (int t = 0; t < 4; t++) o[t] = (int32_t)R[t];
+            else
+                f32x4_to_f64(R, o);
+        }
+}
+
+static void acc_write(gs_warp *w, const uint32_t *D, int nd, int N, int dt, int sat, uint32_t m,
+                      double *acc) {
+    int packed = dt == GS_T_F16;
+    for (int i = 0; i < nd; i++)
+        for (int g = 0; g < 8; g++) {
+            uint32_t gm = (m >> (4 * g)) & 15u;
+            if (!gm) continue;
+            uint64_t *R = w->R + D[i] + 4 * g;
+            const double *o = acc_run(acc, N, i, g, packed);
+            if (gm == 15u && !packed && dt != GS_T_S32) {
+                f64x4_to_f32(o, R);
+                continue;
+            }
+            for (int t = 0; t < 4; t++) {
+                if (!(gm >> t & 1u)) continue;
+                if (packed) R[t] = (uint64_t)gs_f2h((float)o[2 * t]) | ((uint64_t)gs_f2h((float)o[2 * t + 1]) << 16);
+                else R[t] = tc_acc_bits(dt, o[t], sat);
+            }
+        }
+}
+
+/* per thread, the operand tiles of one warp's 16 x N slice (64 KiB of B at N = 256, K = 32) */
+typedef struct {
+    double a[16 * 32], b[32 * 256], acc[16 * 256];
+} wg_tiles;
+static _Thread_local wg_tiles tiles;
+__attribute__((noinline)) static wg_tiles *my_tiles(void) { return &tiles; }
+
 GS_HANDLER(h_wgmma) {
     wg_form f = form_of(x);
     int rank = w->idx % 4, first = __builtin_ctz(m);
@@ -121,14 +309,8 @@ GS_HANDLER(h_wgmma) {
     double sb = has_scales && imm_negative(w, x, si + 2) ? -1.0 : 1.0;
     int trans_a = sixteen && !f.a_regs && nt == 8 && imm_at(w, x, si + 3) != 0;
     int trans_b = sixteen && (nt == 8 || (nt == 7 && f.a_regs)) && imm_at(w, x, x->nops - 1) != 0;
-    double a[16 * 32];
-    double *b = malloc(sizeof(double) * (size_t)f.n * (size_t)f.k);
-    double *acc = malloc(sizeof(double) * 16 * (size_t)f.n);
-    int res = GS_X_NEXT;
-    if (!b || !acc) {
-        res = gs_fault_set(c, w, x, GS_FAULT_INVALID, -1, 0, 0, "wgmma: out of host memory");
-        goto done;
-    }
+    wg_tiles *T = my_tiles();
+    double *a = T->a, *b = T->b, *acc = T->acc;     /* a: 16 x K, b: K x N (transposed), acc: 16 x N */
     if (f.a_regs) {
         int bits = tc_bits(f.at), p = 32 / bits;
         for (int l = 0; l < GS_WARP; l++)
@@ -136,57 +318,20 @@ GS_HANDLER(h_wgmma) {
                 for (int e = 0; e < p; e++) {
                     int r, col;
                     tc_a_coord(l, j, e, p, &r, &col);
-                    a[r * f.k + col] = tc_value(f.at, tc_unpack(w->R[D[ai + j] + l], bits, e));
+                    a[r * f.k + col] = sa * tc_value(f.at, tc_unpack(w->R[D[ai + j] + l], bits, e));
                 }
-    } else if (read_desc(c, w, x, w->R[x->ops[ai] + first], 16 * rank, 16, f.k, f.at, trans_a, a)) {
-        res = GS_X_FAULT;
-        goto done;
+    } else if (read_desc(c, w, x, w->R[x->ops[ai] + first], 16 * rank, 16, f.k, f.at, trans_a, 0, sa, a, f.k, 1)) {
+        return GS_X_FAULT;
     }
-    if (read_desc(c, w, x, w->R[x->ops[bi] + first], 0, f.n, f.k, f.bt, trans_b, b)) {
-        res = GS_X_FAULT;
-        goto done;
-    }
-    int packed = f.dt == GS_T_F16;
-    for (int l = 0; l < GS_WARP; l++)
-        for (int i = 0; i < f.nd; i++) {
-            int r, col;
-            tc_acc_coord(l, i, packed, &r, &col);
-            uint64_t v = w->R[D[i] + l];
-            if (packed) {
-                acc[r * f.n + col] = scale_d ? tc_value(GS_T_F16, v & 0xffffu) : 0.0;
-                acc[r * f.n + col + 1] = scale_d ? tc_value(GS_T_F16, (v >> 16) & 0xffffu) : 0.0;
-            } else {
-                acc[r * f.n + col] = scale_d ? tc_value(f.dt, (uint32_t)v) : 0.0;
-            }
-        }
-    for (int r = 0; r < 16; r++)
-        for (int n = 0; n < f.n; n++) {
-            const double *ar = a + r * f.k, *bn = b + (size_t)n * (size_t)f.k;
-            if (f.dt == GS_T_S32) {                         /* exact integer sum */
-                int64_t s = (int64_t)acc[r * f.n + n];
-                for (int k = 0; k < f.k; k++) s += (int64_t)ar[k] * (int64_t)bn[k];
-                acc[r * f.n + n] = (double)s;
-            } else {
-                double s = acc[r * f.n + n];
-                for (int k = 0; k < f.k; k++) s += (sa * ar[k]) * (sb * bn[k]);
-                acc[r * f.n + n] = s;
-            }
-        }
-    int sat = (x->flags & GS_F_SAT) != 0;
-    GS_LANES(m, l, {
-        for (int i = 0; i < f.nd; i++) {
-            int r, col;
-            tc_acc_coord(l, i, packed, &r, &col);
-            const double *v = acc + r * f.n + col;
-            w->R[D[i] + l] = packed ? (uint64_t)tc_acc_bits(GS_T_F16, v[0], 0) |
-                                          ((uint64_t)tc_acc_bits(GS_T_F16, v[1], 0) << 16)
-                                    : tc_acc_bits(f.dt, v[0], sat);
-        }
-    });
-done:
-    free(b);
-    free(acc);
-    return res;
+    if (read_desc(c, w, x, w->R[x->ops[bi] + first], 0, f.n, f.k, f.bt, trans_b, f.dt != GS_T_F16, sb, b, 1, f.n))
+        return GS_X_FAULT;
+    if (!scale_d) memset(acc, 0, sizeof(double) * 16 * (size_t)f.n);
+    else acc_read(w, D, f.nd, f.n, f.dt, acc);
+    /* s8/u8: products below 2^16 and sums below 2^53 are exact integers in double, so this is the
+     * exact integer sum the s32 rounding (wrap or satfinite) needs */
+    tc_mac_f64(acc, a, b, 16, f.n, f.k);
+    acc_write(w, D, f.nd, f.n, f.dt, (x->flags & GS_F_SAT) != 0, m, acc);
+    return GS_X_NEXT;
 }
 
 GS_HANDLER(h_wg_commit) {

@@ -57,14 +57,19 @@ static inline uint32_t tc_unpack(uint64_t reg, int bits, int e) {
 
 /* accumulator element from its value: f32 rounds to nearest even, f16 through f32 (the f32 -> f16
  * step may round twice at exact ties; hardware f16 accumulation is coarser than that anyway), s32
- * wraps modulo 2^32 or clamps with satfinite */
+ * wraps modulo 2^32 or clamps with satfinite. A NaN result is the canonical NaN of its type
+ * (0x7fffffff, 0x7fff), as for the engine's other f32/f16 arithmetic: which NaN payload the host's
+ * double arithmetic would carry depends on the order the compiler gives the operands. */
+static inline uint32_t tc_f32_bits(double v) {
+    return v != v ? 0x7fffffffu : (uint32_t)gs_bits_f32((float)v);
+}
 static inline uint32_t tc_acc_bits(int t, double v, int satfinite) {
     if (t == GS_T_F16) return gs_f2h((float)v);
     if (t == GS_T_S32) {
         if (satfinite) return (uint32_t)(int32_t)(v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v);
         return (uint32_t)(int64_t)v;
     }
-    return (uint32_t)gs_bits_f32((float)v);
+    return tc_f32_bits(v);
 }
 
 /* ---- the mma/wgmma register fragments (PTX "Matrix fragments for mma.m16n8kK"), per warp of 16
