@@ -291,8 +291,10 @@ GS_HANDLER(h_cvt_pack_f32) {
     return GS_X_NEXT;
 }
 
-/* The common f16 forms without modifiers, the same results as cvt_ff by other means (an exhaustive
- * check over all 2^32 f32 patterns is in docs/performance.md): f32 -> f16 round to nearest even is
+/* The common f16 forms without modifiers, the same results as cvt_ff by other means (checked against
+ * gs_fmt_round, F16C and gs_f2h/gs_f2bf alike, on every f32 pattern from 0x33000000 to 0x48000000, i.e.
+ * every positive value from below the f16 subnormals to past its overflow, and on 1 in 13 of all 2^32
+ * patterns; test_isa_cvt covers the H200's measured results): f32 -> f16 round to nearest even is
  * gs_f2h (NaN: 0x7fff), f16 -> f32 is gs_h2f except that a NaN becomes the canonical 0x7fffffff (as
  * nan_ff gives). On a CPU with F16C, a full warp goes 8 lanes at a time through the host's conversion
  * instructions (vcvtps2ph with round to nearest, vcvtph2ps: both exact IEEE conversions) with the NaN
