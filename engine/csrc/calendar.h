@@ -47,7 +47,12 @@ static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
         memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
         memset(c->skip, 0, GS_CAL_SPAN * sizeof *c->skip);
     } else {
-        for (uint64_t k = c->base; k < to; k++) { c->used[k & (GS_CAL_SPAN - 1)] = 0; c->skip[k & (GS_CAL_SPAN - 1)] = 0; }
+        /* the ring's cells [base, to): one or two runs */
+        uint64_t i = c->base & (GS_CAL_SPAN - 1), n = to - c->base, first = GS_CAL_SPAN - i < n ? GS_CAL_SPAN - i : n;
+        memset(c->used + i, 0, first * sizeof *c->used);
+        memset(c->skip + i, 0, first * sizeof *c->skip);
+        memset(c->used, 0, (n - first) * sizeof *c->used);
+        memset(c->skip, 0, (n - first) * sizeof *c->skip);
     }
     c->base = to;
     if (c->first_free < to) c->first_free = to;

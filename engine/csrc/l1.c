@@ -5,7 +5,7 @@
 void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic) {
     const uint32_t lb = 1u << line_shift, sb = 1u << sector_shift;
-    uint32_t nl = 0, mm = mask;
+    uint32_t nl = 0, mm = mask, hint = 0;
     for (uint32_t q = 0; q < n; q++) {
         uint64_t a;
         if (ext) a = ext[q];
@@ -14,8 +14,12 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
         for (uint64_t s = a >> sector_shift << sector_shift; s < end; s += sb) {
             uint64_t line = s >> line_shift;
             uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift);
-            uint32_t i = 0;
-            while (i < nl && o->lines[i] != line) i++;
+            uint32_t i = hint;                      /* lines are distinct: the last one found is tried first */
+            if (i >= nl || o->lines[i] != line) {
+                i = 0;
+                while (i < nl && o->lines[i] != line) i++;
+            }
+            hint = i;
             if (i == nl) {
                 if (nl == GS_COAL_MAX) break;
                 o->lines[nl] = line; o->masks[nl] = 0;
@@ -79,6 +83,15 @@ uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size
                               uint32_t bb, int atomic, uint32_t *serial) {
     uint32_t words = size > bb ? size / bb : 1;
     if (words == 1 && banks == 32 && bb == 4 && !atomic) {   /* common case: one word per lane, no conflict */
+        /* words less than 32 apart are in distinct banks or the same word: no conflict (the loop below
+         * decides the same, but lane by lane); the full warp's min/max vectorises */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        if (mask == 0xffffffffu) {
+            for (int l = 0; l < 32; l++) { uint64_t v = addr[l]; lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+        } else {
+            for (uint32_t m = mask; m; m &= m - 1) { uint64_t v = addr[__builtin_ctz(m)]; lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+        }
+        if (mask && (hi >> 2) - (lo >> 2) < 32) { *serial = 1; return 1; }
         uint32_t touched = 0;
         uint64_t first[32];
         int conflict = 0;
