@@ -2,6 +2,7 @@
 
     python benchmarks/timing.py [--cases sgemm_tiled16_512,saxpy_16M | --suite] [--threads 1,2] [--config h200]
                                 [--repeat 3] [--functional]
+    python benchmarks/timing.py --baseline DIR [--cases ... | --suite] [--threads 1,2] [--repeat 3]
 
 Per case and thread count, in the same process: the launch's wall time (best of --repeat runs; the
 machine is shared, so the best run is the least disturbed) and its rate; the ratio of each thread count
@@ -9,11 +10,19 @@ against the first (one thread) on the same case; and a check that the statistics
 every thread count (the engine's promise). --functional adds the functional core's rate on one thread.
 Goals (issue 11): one thread >= 3 M warp insts/s median over the public suite and >= 2 M on every case;
 two threads >= 1.7x one thread on the GEMMs.
+
+--baseline DIR compares this checkout with another one (DIR: a built copy of, say, main) in the same
+run: each launch runs in a fresh process per checkout, the two alternating, best of --repeat; one
+thread is timed in CPU time of the launch (the machine is shared: CPU time is what other jobs disturb
+least), several threads in wall time. It prints both rates, their ratio, and whether the statistics
+are identical (speed work must not change them).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import statistics
 import sys
 import time
@@ -58,6 +67,81 @@ def functional_rate(case):
     return fres.warp_insts / (time.perf_counter() - t0)
 
 
+# one launch in a fresh process, with the engine of checkout ROOT: prints its times and statistics
+_CHILD = r"""
+import hashlib, json, os, sys, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+root, name, config, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+sys.path.insert(0, root)
+from engine.cases import load_suite
+from engine.runner import prepare
+from engine.timing import TimingSim
+case = load_suite()[name]
+sim = TimingSim(config, threads=threads)
+kernel, args, _, bufs = prepare(case, sim.device)
+sim.flush()
+t0, c0 = time.perf_counter(), time.process_time()
+res = sim.launch(kernel, case.grid, case.block, args, shared=case.shared)
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+st = {k: v for k, v in res.stats.items() if k != "wall_s"}
+print(json.dumps({"wall": wall, "cpu": cpu, "insts": st["warp_insts"], "cycles": st["gpu_sim_cycle"],
+                  "digest": hashlib.sha256(json.dumps(st, sort_keys=True, default=str).encode()).hexdigest()}))
+"""
+
+
+def run_child(root, name, config, threads):
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), name, config, str(threads)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"{name} in {root}: {out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare_baseline(a, names, counts):
+    here = Path(__file__).resolve().parent.parent
+    base = Path(a.baseline).resolve()
+    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+          f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}")
+    head = f"{'case':28s} {'warp insts':>12s}"
+    for t in counts:
+        head += f" {f'{t}T base M/s':>12s} {f'{t}T new M/s':>11s} {'new/base':>8s}"
+    print(head + "  same stats")
+    gains, new_rates, base_rates, pair = {t: [] for t in counts}, [], [], {}
+    for name in names:
+        row, same = f"{name:28s}", True
+        for t in counts:
+            best = {}
+            for _ in range(a.repeat):
+                for which, root in (("base", base), ("new", here)):
+                    r = run_child(root, name, a.config, t)
+                    key = "cpu" if t == 1 else "wall"
+                    if which not in best or r[key] < best[which][key]:
+                        best[which] = r
+                    best[which + "_digest"] = r["digest"]
+            same &= best["base_digest"] == best["new_digest"]
+            key = "cpu" if t == 1 else "wall"
+            rb, rn = best["base"]["insts"] / best["base"][key], best["new"]["insts"] / best["new"][key]
+            if t == counts[0]:
+                row += f" {best['new']['insts']:12,d}"
+                base_rates.append(rb)
+                new_rates.append(rn)
+            pair[(name, t)] = (rb, rn)
+            gains[t].append(rn / rb)
+            row += f" {rb / 1e6:12.2f} {rn / 1e6:11.2f} {rn / rb:7.2f}x"
+        print(row + f"  {'yes' if same else 'NO'}", flush=True)
+    print()
+    for label, rates in (("baseline", base_rates), ("this checkout", new_rates)):
+        print(f"{counts[0]} thread, {label}: median {statistics.median(rates) / 1e6:.2f} M warp insts/s, "
+              f"slowest {min(rates) / 1e6:.2f} M/s")
+    for t in counts:
+        print(f"{t} thread(s): this checkout / baseline: median {statistics.median(gains[t]):.2f}x, "
+              f"range {min(gains[t]):.2f}-{max(gains[t]):.2f}x")
+    for t in counts[1:]:
+        for label, i in (("baseline", 0), ("this checkout", 1)):
+            rs = [pair[(n, t)][i] / pair[(n, counts[0])][i] for n in names]
+            print(f"{t} threads (wall) vs {counts[0]} (CPU), {label}: median {statistics.median(rs):.2f}x")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=DEFAULT)
@@ -66,10 +150,13 @@ def main(argv=None):
     ap.add_argument("--config", default="h200")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--functional", action="store_true")
+    ap.add_argument("--baseline", metavar="DIR", help="compare with the (built) checkout in DIR, launch by launch")
     a = ap.parse_args(argv)
     suite = load_suite()
     names = [c.name for c in suite.cases] if a.suite else a.cases.split(",")
     counts = [int(t) for t in a.threads.split(",")]
+    if a.baseline:
+        return compare_baseline(a, names, counts)
     head = f"{'case':28s} {'warp insts':>12s} {'sim cycles':>11s}"
     for t in counts:
         head += f" {f'{t}T wall s':>10s} {f'{t}T M/s':>8s}"
