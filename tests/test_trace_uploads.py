@@ -41,7 +41,8 @@ def test_trace_zip_upload_runs(app):
     assert r.status_code == 201, r.get_json()
     (w,) = r.get_json()["workloads"]
     assert w["kind"] == "trace" and w["id"].endswith(":trace") and w["name"] == "trace _Z6vecAddIfEvPT_S1_S1_i"
-    assert any(x["id"] == w["id"] for x in c.get("/api/workloads").get_json())
+    (listed,) = [x for x in c.get("/api/workloads").get_json() if x["id"] == w["id"]]
+    assert listed["config"] == "gtx1080"                 # binary version 61: the page starts it on that preset
     run = c.post("/api/runs", json={"workload": w["id"], "config": "gtx1080", "level": "full"}).get_json()
     done = wait_done(lambda p: c.get(p).get_json(), run["id"], timeout=120)
     assert done["status"] == "done", done
@@ -94,3 +95,9 @@ def test_trace_zip_members_checked(app, tmp_path):
         z.writestr("kernel-1.traceg", b"\0" * (64 << 20))
     r = post(c, buf.getvalue())
     assert r.status_code == 400 and "compression ratio over 1000" in r.get_json()["error"]
+
+
+def test_a_trace_is_suggested_the_preset_of_its_gpu_generation():
+    from webapp.workloads import suggested_config
+    assert [suggested_config(v) for v in (61, 70, 80, 90)] == ["gtx1080", "v100", "a100", "h200"]
+    assert suggested_config(75) == suggested_config(None) == suggested_config("61") == "h200"

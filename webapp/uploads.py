@@ -310,7 +310,8 @@ def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
                 heads.append(k.header)
         h = heads[0]
         return h["kernel_name"], {"files": [p.name for p in kernels], "kernel": h["kernel_name"],
-                                  "grid": list(h["grid"]), "block": list(h["block"]), "kernels": len(heads)}
+                                  "grid": list(h["grid"]), "block": list(h["block"]), "kernels": len(heads),
+                                  "binary_version": h["binary_version"]}
     except TraceFormatError as e:
         shutil.rmtree(folder, ignore_errors=True)
         raise UploadError(str(e).replace(str(folder) + "/", "").replace(str(folder), "the archive")) from None

@@ -26,6 +26,16 @@ def describe(case, wid: str, kind: str) -> dict:
             "block": d.get("block"), "tags": d.get("tags", []), "ptx": Path(d.get("ptx", "")).name}
 
 
+# the preset of the GPU generation a trace was recorded on (its SASS binary version); others: the default
+_TRACE_CONFIGS = {60: "gtx1080", 61: "gtx1080", 62: "gtx1080", 70: "v100", 80: "a100", 90: "h200"}
+DEFAULT_CONFIG = "h200"                # the calibrated preset (docs/calibration.md)
+
+
+def suggested_config(binary_version) -> str:
+    """The config a new run of this workload starts with in the page: the trace's own GPU generation."""
+    return _TRACE_CONFIGS.get(binary_version, DEFAULT_CONFIG) if isinstance(binary_version, int) else DEFAULT_CONFIG
+
+
 def list_workloads(cat) -> list[dict]:
     out = [describe(c, f"case:{c.name}", "builtin") for c in _builtin().cases]
     for w in cat.list_workloads():
@@ -35,7 +45,8 @@ def list_workloads(cat) -> list[dict]:
             info = w.get("info") or {}
             out.append({"id": f"{w['id']}:{TRACE}", "name": w["name"], "kind": "trace", "upload": w["id"],
                         "upload_name": w["name"], "tags": ["trace"], "kernel": info.get("kernel", "?"),
-                        "grid": info.get("grid", [1]), "block": info.get("block", [1]), "ptx": ""})
+                        "grid": info.get("grid", [1]), "block": info.get("block", [1]), "ptx": "",
+                        "config": suggested_config(info.get("binary_version"))})
             continue
         try:
             suite = load_suite(Path(w["folder"]) / "cases.json")

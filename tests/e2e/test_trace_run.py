@@ -44,6 +44,8 @@ def test_upload_a_zipped_trace_directory_and_run_it(page, server, tmp_path, shot
         for p in sorted((FIX / "vectoradd-100-32").iterdir()):
             zf.write(p, "vectoradd-100-32-trace/" + p.name)
     page.goto(server.url + "/")
+    # the calibrated preset by default (the form fills once the workload list has loaded: slow under load)
+    expect(page.locator("[data-testid=config]")).to_have_value("h200", timeout=60000)
     page.set_input_files("[data-testid=upload-file]", str(z))
     page.fill("form:has([data-testid=upload-file]) input[name=name]", "vectoradd trace")
     page.click("[data-testid=upload-submit]")
@@ -51,6 +53,8 @@ def test_upload_a_zipped_trace_directory_and_run_it(page, server, tmp_path, shot
     opt = page.locator("[data-testid=workload] option", has_text="vectoradd trace")
     expect(opt).to_have_count(1, timeout=30000)          # the form reloads its list after the upload
     page.select_option("[data-testid=workload]", label=opt.inner_text())
+    # a Pascal trace (binary version 61) starts on the GTX 1080 preset
+    expect(page.locator("[data-testid=config]")).to_have_value("gtx1080")
     page.fill("form:has([data-testid=start-run]) input[name=name]", "vectoradd trace run")
     page.click("[data-testid=start-run]")
     row = page.locator("tr", has_text="vectoradd trace run")

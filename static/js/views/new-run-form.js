@@ -27,7 +27,8 @@ export class NewRunForm {
         <div class="form-msg" data-testid="new-run-msg"></div>
       </form>`;
     root.querySelector('form').addEventListener('submit', (e) => this._submit(e));
-    root.querySelector('[name=workload]').addEventListener('change', () => this._bundleChanged());
+    root.querySelector('[name=workload]').addEventListener('change', () => { this._bundleChanged(); this._suggestConfig(); });
+    root.querySelector('[name=config]').addEventListener('change', () => { this._cfgTouched = true; });
   }
 
   _bundleChanged() {                       // a whole-model bundle: choose the launches recorded in full
@@ -52,6 +53,8 @@ export class NewRunForm {
     wsel.innerHTML = `<optgroup label="single kernels (validation cases)">${kernels.map(opt).join('')}</optgroup>${bundleOptions(this.bundles)}`;
     const csel = this.root.querySelector('[name=config]'), keepCfg = csel.value;
     csel.innerHTML = configs.map((c) => `<option>${escapeHtml(c.name)}</option>`).join('');
+    this.workloads = new Map(workloads.map((w) => [w.id, w]));
+    if (!keepCfg && configs.some((c) => c.name === 'h200')) csel.value = 'h200';   // the calibrated preset
     const last = lastUsed();
     if (keep) { wsel.value = keep; if (keepCfg) csel.value = keepCfg; }               // the user's own choice stays
     else if (last) {
@@ -65,6 +68,12 @@ export class NewRunForm {
       if (last.launches) f.launches.value = last.launches;
     }
     this._bundleChanged();
+  }
+
+  _suggestConfig() {                       // a trace starts on its own GPU generation's preset, until the user picks one
+    const w = this.workloads && this.workloads.get(this.root.querySelector('[name=workload]').value);
+    const csel = this.root.querySelector('[name=config]');
+    if (w && w.config && !this._cfgTouched && [...csel.options].some((o) => o.value === w.config)) csel.value = w.config;
   }
 
   async _submit(e) {
