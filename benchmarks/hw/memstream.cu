@@ -20,15 +20,8 @@
 #include <algorithm>
 #include <vector>
 #include <cuda_runtime.h>
+#include "common.cuh"   // CK(): the suite's CUDA error check
 
-#define CK(call)                                                                         \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(2);                                                                           \
-    }                                                                                    \
-  } while (0)
 
 __global__ void bench_wr1(float* y, float v, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -20,15 +20,8 @@
 #include <string>
 #include <vector>
 #include <cuda_runtime.h>
+#include "common.cuh"   // CK(): the suite's CUDA error check
 
-#define CK(call)                                                                         \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(2);                                                                           \
-    }                                                                                    \
-  } while (0)
 
 static int g_seq = 0, g_fail = 0;
 static const int REPS = 3;
