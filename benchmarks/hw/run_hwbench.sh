@@ -18,10 +18,10 @@ mkdir -p "$O" "$B"
 [ -x "$B/ncu_launch" ] || nvcc -O3 -arch=sm_90 -lineinfo -o "$B/ncu_launch" "$HW/ncu_launch.cu"
 [ -x "$B/wgmma" ] || nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -o "$B/wgmma" "$HW/wgmma.cu"
 echo "[$(date +%T)] wgmma" >> "$O/env.txt"
-timeout 240 "$B/wgmma" > "$O/wgmma.out" 2>&1
+timeout ${WGMMA_S:-240} "$B/wgmma" > "$O/wgmma.out" 2>&1
 echo "rc=$?" >> "$O/wgmma.out"
 echo "[$(date +%T)] ncu_launch" >> "$O/env.txt"
-timeout 280 ncu --metrics gpc__cycles_elapsed.max,gpu__time_duration.sum,sm__cycles_active.max,sm__cycles_active.avg,sm__cycles_elapsed.max \
+timeout ${NCU_S:-280} ncu --metrics gpc__cycles_elapsed.max,gpu__time_duration.sum,sm__cycles_active.max,sm__cycles_active.avg,sm__cycles_elapsed.max \
   --clock-control none --cache-control all --replay-mode kernel --launch-skip 4 --csv --print-units base \
   "$B/ncu_launch" > "$O/ncu_launch.log" 2>&1
 echo "rc=$?" >> "$O/ncu_launch.log"

@@ -8,7 +8,8 @@ mkdir -p "$O"
 HW=$(cd "$(dirname "$0")" && pwd)
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; echo "ncu: $NCU"; } > "$O/memstream_env.txt" 2>&1
-nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/memstream "$HW/memstream.cu" >> "$O/memstream_env.txt" 2>&1 || { echo BUILD FAILED; cat "$O/memstream_env.txt"; exit 1; }
+if [ -x "$HW/build/memstream" ]; then cp "$HW/build/memstream" /tmp/memstream   # prebuilt: nvcc -O3 -arch=sm_90 -lineinfo -o build/memstream memstream.cu
+else nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/memstream "$HW/memstream.cu" >> "$O/memstream_env.txt" 2>&1 || { echo BUILD FAILED; cat "$O/memstream_env.txt"; exit 1; }; fi
 cuobjdump -sass /tmp/memstream | grep -E 'Function|LDG|STG' > "$O/memstream_sass.txt" 2>&1
 timeout 40 /tmp/memstream time > "$O/memstream_time.txt" 2>&1
 cat "$O/memstream_time.txt"
