@@ -36,13 +36,45 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
     return 1;
 }
 
-static int pick_gto(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
-    if (sc->last >= 0 && eligible(ts, sc, &sm->tw[sc->last], now, next)) return sc->last;
-    /* sc->warps is kept in launch order (tsm.c), so the first eligible warp is the oldest */
-    for (uint32_t i = 0; i < sc->nwarps; i++) {
-        int s = sc->warps[i];
-        if (eligible(ts, sc, &sm->tw[s], now, next)) return s;
+/* eligibility of the warp at position i of the sub-core's list, from the sub-core's own arrays (the
+ * same test as eligible(); the warp's gs_tw is touched only to mark it pipe- or queue-throttled) */
+static inline int eligible_at(gs_tsm *sm, gs_subcore *sc, uint32_t i, uint64_t now, uint64_t *next) {
+    uint64_t r = sc->rdy[i];           /* GS_NEVER when the warp cannot issue at all: never lowers *next */
+    if (r > now) {
+        if (r < *next) *next = r;
+        return 0;
     }
+    uint8_t unit = sc->unit[i];
+    uint64_t uf = sc->unit_free[unit];
+    if (uf > now) {
+        if (uf < *next) *next = uf;
+        gs_tw *tw = &sm->tw[sc->warps[i]];
+        if (uf > tw->throttle_until) {
+            tw->throttle_until = uf;
+            tw->throttle_state = unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
+        }
+        return 0;
+    }
+    uint8_t q = sc->q[i];
+    uint64_t qf = sc->q_free[q];       /* the memory queue it would enter is full (q_free[GS_Q_NONE] = 0) */
+    if (qf > now) {
+        if (qf < *next) *next = qf;
+        gs_tw *tw = &sm->tw[sc->warps[i]];
+        if (qf > tw->throttle_until) {
+            tw->throttle_until = qf;
+            tw->throttle_state = q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+static int pick_gto(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
+    if (sc->last >= 0 && eligible_at(sm, sc, sm->tw[sc->last].pos, now, next)) return sc->last;
+    /* sc->warps is kept in launch order (tsm.c), so the first eligible warp is the oldest */
+    for (uint32_t i = 0; i < sc->nwarps; i++)
+        if (eligible_at(sm, sc, i, now, next)) return sc->warps[i];
+    (void)ts;
     return -1;
 }
 
@@ -50,11 +82,12 @@ static int pick_lrr(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint6
     /* slot order, starting after the last issued slot */
     int best = -1, first = -1;
     for (uint32_t i = 0; i < sc->nwarps; i++) {
+        if (!eligible_at(sm, sc, i, now, next)) continue;
         int s = sc->warps[i];
-        if (!eligible(ts, sc, &sm->tw[s], now, next)) continue;
         if (s > sc->last && (best < 0 || s < best)) best = s;
         if (first < 0 || s < first) first = s;
     }
+    (void)ts;
     return best >= 0 ? best : first;
 }
 

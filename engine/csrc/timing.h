@@ -52,6 +52,8 @@ typedef struct gs_tw {
     uint8_t rec_state;                 /* last recorded state (full recording) */
     uint8_t next_q;                    /* the queue its next instruction enters: GS_Q_MIO, GS_Q_LG or 0 */
     uint16_t slot;
+    uint16_t pos;                      /* position in its sub-core's warps (and rdy, unit) */
+    uint16_t sub;                      /* its sub-core: slot % sm.subcores */
     uint64_t age;
     /* colder */
     struct gs_tcta *cta;
@@ -88,14 +90,23 @@ typedef struct gs_tcta {
  * instruction would enter a full queue waits before issuing it: mio_throttle or lg_throttle. */
 enum { GS_Q_NONE = 0, GS_Q_MIO, GS_Q_LG, GS_Q__COUNT };
 
+/* One sub-core's scheduler. Its warps are kept in launch (age) order in `warps`; beside them, per
+ * position, what the scheduler reads for every warp each time it looks for one to issue (contiguous,
+ * so a scan touches two cache lines instead of one gs_tw per warp): rdy = the warp's ready_at while it
+ * may issue (resident, not done, not at a barrier, has a next instruction), else GS_NEVER; unit = its
+ * next instruction's pipe; q = the memory queue it enters (GS_Q_*). tsm.c keeps them in step with the
+ * gs_tw (sched_sync). */
 typedef struct gs_subcore {
-    uint16_t warps[256];               /* warp slots of this scheduler */
     uint32_t nwarps;
-    uint64_t unit_free[GS_U__COUNT];
-    uint64_t q_free[GS_Q__COUNT];      /* an instruction may enter queue q from this cycle (SM-wide) */
-    uint64_t next_check;               /* no warp can issue before this cycle */
     int32_t last;                      /* last issued slot (gto greed, lrr position) */
     uint32_t carry16;                  /* SASS timing: x16 part of a slot the last issue ran into this cycle */
+    uint64_t next_check;               /* no warp can issue before this cycle */
+    uint64_t unit_free[GS_U__COUNT];
+    uint64_t q_free[GS_Q__COUNT];      /* an instruction may enter queue q from this cycle (SM-wide) */
+    uint64_t *rdy;                     /* per position (capacity: max_warps / subcores) */
+    uint8_t *unit;                     /* per position */
+    uint8_t *q;                        /* per position */
+    uint16_t *warps;                   /* warp slots of this scheduler, in launch order */
 } gs_subcore;
 
 typedef struct gs_tsm {

@@ -87,6 +87,15 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
         sm->qring = calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
         bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || gs_icnt_port_init(&sm->icnt);
+        uint32_t per = c->sm_max_warps / c->sm_subcores;      /* each sub-core's warp capacity */
+        for (uint32_t k = 0; k < c->sm_subcores && !bad; k++) {
+            gs_subcore *sc = &sm->sc[k];
+            sc->rdy = calloc(per, sizeof *sc->rdy);
+            sc->unit = calloc(per, sizeof *sc->unit);
+            sc->q = calloc(per, sizeof *sc->q);
+            sc->warps = calloc(per, sizeof *sc->warps);
+            bad = !sc->rdy || !sc->unit || !sc->q || !sc->warps;
+        }
         if (!bad && c->sm_icache == GS_ICACHE_MODEL)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
                                 c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
@@ -131,6 +140,9 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free_launch(ts);
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
+        for (uint32_t k = 0; sm->sc && k < ts->cfg.sm_subcores; k++) {
+            free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].warps);
+        }
         free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring);
         gs_pend_free(&sm->pend);
         free(sm->atomq.data);
@@ -250,8 +262,15 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             if (!tw->reg_ready || !tw->reg_kind || !tw->pred_ready) return launch_fault(fault, "out of memory", 0);
             tw->w = NULL;
         }
-        memset(sm->sc, 0, c->sm_subcores * sizeof *sm->sc);
-        for (uint32_t k = 0; k < c->sm_subcores; k++) sm->sc[k].last = -1;
+        for (uint32_t k = 0; k < c->sm_subcores; k++) {
+            gs_subcore *sc = &sm->sc[k];
+            sc->nwarps = 0;
+            sc->last = -1;
+            sc->next_check = 0;
+            sc->carry16 = 0;
+            memset(sc->unit_free, 0, sizeof sc->unit_free);
+            memset(sc->q_free, 0, sizeof sc->q_free);
+        }
         sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
         sm->min_drain = GS_NEVER;
         sm->next_event = GS_NEVER;

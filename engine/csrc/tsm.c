@@ -26,6 +26,15 @@
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* the scheduler's copy of what it reads of a warp (gs_subcore in timing.h): after every change of
+ * ready_at, next_pc, next_unit, next_q, blocked or done */
+static inline void sched_sync(gs_tsm *sm, const gs_tw *tw) {
+    gs_subcore *sc = &sm->sc[tw->sub];
+    sc->rdy[tw->pos] = tw->w && !tw->done && !tw->blocked && tw->next_pc >= 0 ? tw->ready_at : GS_NEVER;
+    sc->unit[tw->pos] = tw->next_unit;
+    sc->q[tw->pos] = tw->next_q;
+}
+
 /* a warp-state change to the recorder (runs of one state are one row) */
 static void rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state, int32_t pc) {
     if (tw->rec_state == state && state != GS_WS_SELECTED) return;
@@ -154,7 +163,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     gs_warp *w = tw->w;
     int pc = gs_warp_next_pc(w);
     tw->next_pc = pc;
-    if (pc < 0) return;
+    if (pc < 0) { sched_sync(sm, tw); return; }
     const gs_xinst *x = &ts->prog->x[pc];
     tw->next_unit = gs_unit_of(ts, pc, x);
     tw->next_q = mem_queue(x);
@@ -197,6 +206,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     ready_from(tw, x, earliest, fetch, default_state, wg_chain(ts));
     tw->throttle_until = 0;
     if (gs_is_pend(tw->ready_at)) gs_pend_fix(&sm->pend, tw->slot, GS_FIX_READY, 0);
+    sched_sync(sm, tw);
 }
 
 static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
@@ -236,7 +246,7 @@ static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64
         o->acc_t = now + 1;
         next_ready(ts, sm, o, now + ts->cfg.sm_barrier_latency_cycles + ts->cfg.sm_barrier_per_warp_cycles * ts->warps_per_cta,
                    GS_WS_BARRIER);
-        gs_subcore *sc = &sm->sc[o->slot % ts->cfg.sm_subcores];
+        gs_subcore *sc = &sm->sc[o->sub];
         if (sc->next_check > o->ready_at) sc->next_check = o->ready_at;
         if (o->next_pc < 0) retire_warp(ts, sm, o, now);
     }
@@ -373,6 +383,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         tw->wait_state = GS_WS_BARRIER;
         tw->ready_at = GS_NEVER;
         tw->next_pc = gs_warp_next_pc(w);
+        sched_sync(sm, tw);
     } else {
         next_ready(ts, sm, tw, earliest, dflt);
     }
@@ -392,6 +403,7 @@ static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now) {
     if (tw->drain_at < now + 1) tw->drain_at = now + 1;
     tw->acc_t = max64(tw->acc_t, now + 1);
     if (tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
+    sched_sync(sm, tw);
 }
 
 static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
@@ -421,13 +433,14 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         tw->w = NULL;
         tw->cta = NULL;
         sm->warps_used--;
-        gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
-        for (uint32_t i = 0; i < sc->nwarps; i++)      /* keep launch (age) order */
-            if (sc->warps[i] == s) {
-                memmove(&sc->warps[i], &sc->warps[i + 1], (sc->nwarps - i - 1) * sizeof *sc->warps);
-                sc->nwarps--;
-                break;
-            }
+        gs_subcore *sc = &sm->sc[tw->sub];
+        uint32_t i = tw->pos, n = sc->nwarps - i - 1;    /* keep launch (age) order */
+        memmove(&sc->warps[i], &sc->warps[i + 1], n * sizeof *sc->warps);
+        memmove(&sc->rdy[i], &sc->rdy[i + 1], n * sizeof *sc->rdy);
+        memmove(&sc->unit[i], &sc->unit[i + 1], n * sizeof *sc->unit);
+        memmove(&sc->q[i], &sc->q[i + 1], n * sizeof *sc->q);
+        sc->nwarps--;
+        for (; i < sc->nwarps; i++) sm->tw[sc->warps[i]].pos = (uint16_t)i;
         if (sc->last == (int32_t)s) sc->last = -1;
         if (--tc->nwarps_left == 0) free_cta(ts, sm, tc, tw->drain_at > now ? tw->drain_at : now);
     }
@@ -478,12 +491,14 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->fetch_left = 0;
         tw->fetch_req = now;
         tw->tr_next = NULL;
+        gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
+        tw->sub = (uint16_t)(s % ts->cfg.sm_subcores);
+        tw->pos = (uint16_t)sc->nwarps;
+        sc->warps[sc->nwarps++] = (uint16_t)s;
         /* until its first instruction can issue a new warp has none fetched: Nsight's no_instruction
          * ("typical for very short kernels"), not dispatch_stall (an issue held back by the dispatcher) */
         next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_NO_INSTRUCTION);
         tc->slots[tc->nslots++] = (uint16_t)s;
-        gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];
-        sc->warps[sc->nwarps++] = (uint16_t)s;
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
         sm->warps_used++;
         if (tw->next_pc < 0) retire_warp(ts, sm, tw, now);
@@ -550,7 +565,8 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
         if (f->kind != GS_FIX_READY || !tw->w || tw->done || tw->blocked || tw->next_pc < 0 || !gs_is_pend(tw->ready_at))
             continue;
         ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state, wg_chain(ts));
-        gs_subcore *sc = &sm->sc[tw->slot % ts->cfg.sm_subcores];
+        sched_sync(sm, tw);
+        gs_subcore *sc = &sm->sc[tw->sub];
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
     }
     pd->count = pd->nfix = 0;
