@@ -20,23 +20,26 @@
 #define GS_CAL_SPAN 16384u          /* power of two */
 #define GS_CAL_FULL 256u            /* one cycle of service per cycle */
 
+/* one cycle: the two are read together, so they share a cache line */
+typedef struct gs_calcell {
+    uint16_t used;                  /* fixed point */
+    uint16_t skip;                  /* full cycle: distance to a later cycle that may have room (0: unknown) */
+} gs_calcell;
+
 typedef struct gs_cal {
-    uint16_t *used;                 /* per cycle, fixed point */
-    uint16_t *skip;                 /* full cycle: distance to a later cycle that may have room (0: unknown) */
+    gs_calcell *cell;               /* per cycle (ring of GS_CAL_SPAN) */
     uint64_t base;                  /* oldest cycle remembered */
     uint64_t first_free;            /* no free capacity in [base, first_free) */
 } gs_cal;
 
 static inline int gs_cal_init(gs_cal *c) {
-    c->used = calloc(GS_CAL_SPAN, sizeof *c->used);
-    c->skip = calloc(GS_CAL_SPAN, sizeof *c->skip);
+    c->cell = calloc(GS_CAL_SPAN, sizeof *c->cell);
     c->base = c->first_free = 0;
-    return c->used && c->skip ? 0 : -1;
+    return c->cell ? 0 : -1;
 }
-static inline void gs_cal_free(gs_cal *c) { free(c->used); free(c->skip); c->used = NULL; c->skip = NULL; }
+static inline void gs_cal_free(gs_cal *c) { free(c->cell); c->cell = NULL; }
 static inline void gs_cal_reset(gs_cal *c) {
-    if (c->used) memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
-    if (c->skip) memset(c->skip, 0, GS_CAL_SPAN * sizeof *c->skip);
+    if (c->cell) memset(c->cell, 0, GS_CAL_SPAN * sizeof *c->cell);
     c->base = c->first_free = 0;
 }
 
@@ -44,15 +47,12 @@ static inline void gs_cal_reset(gs_cal *c) {
 static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
     if (to <= c->base) return;
     if (to - c->base >= GS_CAL_SPAN) {
-        memset(c->used, 0, GS_CAL_SPAN * sizeof *c->used);
-        memset(c->skip, 0, GS_CAL_SPAN * sizeof *c->skip);
+        memset(c->cell, 0, GS_CAL_SPAN * sizeof *c->cell);
     } else {
         /* the ring's cells [base, to): one or two runs */
         uint64_t i = c->base & (GS_CAL_SPAN - 1), n = to - c->base, first = GS_CAL_SPAN - i < n ? GS_CAL_SPAN - i : n;
-        memset(c->used + i, 0, first * sizeof *c->used);
-        memset(c->skip + i, 0, first * sizeof *c->skip);
-        memset(c->used, 0, (n - first) * sizeof *c->used);
-        memset(c->skip, 0, (n - first) * sizeof *c->skip);
+        memset(c->cell + i, 0, first * sizeof *c->cell);
+        memset(c->cell, 0, (n - first) * sizeof *c->cell);
     }
     c->base = to;
     if (c->first_free < to) c->first_free = to;
@@ -65,12 +65,12 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     uint64_t end = c->base + GS_CAL_SPAN;
     /* jump over full cycles with the skip distances, then compress the path (union-find style) */
     uint64_t k0 = k;
-    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) {
-        uint16_t d = c->skip[k & (GS_CAL_SPAN - 1)];
+    while (k < end && c->cell[k & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL) {
+        uint16_t d = c->cell[k & (GS_CAL_SPAN - 1)].skip;
         k += d ? d : 1;
     }
     for (uint64_t j = k0; j < k && j < end;) {
-        uint16_t *sj = &c->skip[j & (GS_CAL_SPAN - 1)];
+        uint16_t *sj = &c->cell[j & (GS_CAL_SPAN - 1)].skip;
         uint64_t nj = j + (*sj ? *sj : 1);
         uint64_t dist = k - j;
         *sj = (uint16_t)(dist > 0xffff ? 0xffff : dist);
@@ -79,16 +79,16 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     if (k >= end) return k;                       /* beyond the horizon: no queueing modelled */
     uint64_t start = k;
     while (cost && k < end) {
-        uint16_t *u = &c->used[k & (GS_CAL_SPAN - 1)];
+        uint16_t *u = &c->cell[k & (GS_CAL_SPAN - 1)].used;
         uint64_t room = GS_CAL_FULL - *u;
         uint64_t take = cost < room ? cost : room;
         *u = (uint16_t)(*u + take);
         cost -= take;
         k++;
     }
-    while (c->first_free < end && c->used[c->first_free & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL &&
+    while (c->first_free < end && c->cell[c->first_free & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL &&
            c->first_free >= c->base) {
-        uint16_t d = c->skip[c->first_free & (GS_CAL_SPAN - 1)];
+        uint16_t d = c->cell[c->first_free & (GS_CAL_SPAN - 1)].skip;
         c->first_free += d ? d : 1;
     }
     return start;
@@ -97,8 +97,8 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
 /* cycles of service already booked at or after `now` (a queue-depth figure for recording) */
 static inline uint64_t gs_cal_backlog(const gs_cal *c, uint64_t now) {
     uint64_t k = now < c->base ? c->base : now, end = c->base + GS_CAL_SPAN, k0 = k;
-    while (k < end && c->used[k & (GS_CAL_SPAN - 1)] >= GS_CAL_FULL) {
-        uint16_t d = c->skip[k & (GS_CAL_SPAN - 1)];
+    while (k < end && c->cell[k & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL) {
+        uint16_t d = c->cell[k & (GS_CAL_SPAN - 1)].skip;
         k += d ? d : 1;
     }
     return k - k0;

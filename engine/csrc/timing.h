@@ -118,6 +118,7 @@ typedef struct gs_tsm {
     uint32_t warps_used, ctas_used, threads_used, regs_used, shared_used;
     uint64_t next_event;
     uint64_t min_drain;
+    uint64_t *done_mask;               /* bit per warp slot: resident and done (draining), for finish_drains */
     /* memory pipeline */
     gs_cache l1;
     gs_res lsu;                        /* tag lookups */

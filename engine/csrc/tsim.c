@@ -86,7 +86,8 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         sm->sc = calloc(c->sm_subcores, sizeof *sm->sc);
         sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
         sm->qring = calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || gs_icnt_port_init(&sm->icnt);
+        sm->done_mask = calloc((c->sm_max_warps + 63) / 64, sizeof *sm->done_mask);
+        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || !sm->done_mask || gs_icnt_port_init(&sm->icnt);
         uint32_t per = c->sm_max_warps / c->sm_subcores;      /* each sub-core's warp capacity */
         for (uint32_t k = 0; k < c->sm_subcores && !bad; k++) {
             gs_subcore *sc = &sm->sc[k];
@@ -143,7 +144,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
         for (uint32_t k = 0; sm->sc && k < ts->cfg.sm_subcores; k++) {
             free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].warps);
         }
-        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring);
+        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring); free(sm->done_mask);
         gs_pend_free(&sm->pend);
         free(sm->atomq.data);
         gs_icnt_port_free(&sm->icnt);
@@ -274,6 +275,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
         sm->min_drain = GS_NEVER;
         sm->next_event = GS_NEVER;
+        memset(sm->done_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->done_mask);
         uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
         uint32_t lines = (uint32_t)(l1_bytes / c->l1_line_bytes);
         if (lines < c->l1_assoc) l1_bytes = 0;
@@ -502,6 +504,16 @@ static void run_sms(void *arg, uint32_t k) {
     for (uint32_t s = k; s < ts->cfg.gpu_num_sms && wk->status != GS_FAULTED; s += ts->nthreads) {
         gs_tsm *sm = &ts->sms[s];
         sm->issued_q = 0;
+        if (s + ts->nthreads < ts->cfg.gpu_num_sms) {  /* the next SM's schedulers into the host cache */
+            const gs_tsm *nx = sm + ts->nthreads;
+            for (uint32_t j = 0; j < ts->cfg.sm_subcores; j++) {
+                __builtin_prefetch(&nx->sc[j], 0, 2);
+                __builtin_prefetch((const char *)&nx->sc[j] + 64, 0, 2);
+                __builtin_prefetch(nx->sc[j].rdy, 0, 2);
+                __builtin_prefetch(nx->sc[j].unit, 0, 2);
+                __builtin_prefetch(nx->sc[j].warps, 0, 2);
+            }
+        }
         while (sm->next_event < E) {
             uint64_t now = sm->next_event < T ? T : sm->next_event;
             gs_tsm_cycle(ts, sm, now);

@@ -200,6 +200,22 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
         tw->fetch_left--;
         fetch = tw->fetch_at;
     }
+    /* the registers this instruction reads and writes: ask the host cache for them now, while other
+     * warps issue (a warp's register file is cold by the time it issues again; no effect on results) */
+    if (w->R && !ts->prog->trace) {
+        for (uint32_t i = 0; i < x->nrd; i++) {
+            const uint64_t *r = w->R + (size_t)x->rd[i] * GS_WARP;
+            __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); __builtin_prefetch(r + 16, 0, 2); __builtin_prefetch(r + 24, 0, 2);
+        }
+        for (uint32_t i = 0; i < x->nwr; i++) {
+            const uint64_t *r = w->R + (size_t)x->wr[i] * GS_WARP;
+            __builtin_prefetch(r, 1, 2); __builtin_prefetch(r + 8, 1, 2); __builtin_prefetch(r + 16, 1, 2); __builtin_prefetch(r + 24, 1, 2);
+        }
+        if (x->unit == GS_U_LDST) {                   /* the lane addresses the functional core leaves */
+            const uint64_t *m = w->maddr;
+            __builtin_prefetch(m, 1, 2); __builtin_prefetch(m + 8, 1, 2); __builtin_prefetch(m + 16, 1, 2); __builtin_prefetch(m + 24, 1, 2);
+        }
+    }
     tw->nr_base = earliest;
     tw->nr_fetch = fetch;
     tw->nr_state = (uint8_t)default_state;
@@ -403,6 +419,7 @@ static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now) {
     if (tw->drain_at < now + 1) tw->drain_at = now + 1;
     tw->acc_t = max64(tw->acc_t, now + 1);
     if (tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
+    sm->done_mask[tw->slot >> 6] |= 1ull << (tw->slot & 63);
     sched_sync(sm, tw);
 }
 
@@ -419,9 +436,11 @@ static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
 
 static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
     uint64_t nd = GS_NEVER;
-    for (uint32_t s = 0; s < ts->cfg.sm_max_warps; s++) {
+    /* the resident, done warps in slot order (done_mask) */
+    for (uint32_t word = 0; word < (ts->cfg.sm_max_warps + 63) / 64; word++)
+    for (uint64_t bits = sm->done_mask[word]; bits; bits &= bits - 1) {
+        uint32_t s = word * 64 + (uint32_t)__builtin_ctzll(bits);
         gs_tw *tw = &sm->tw[s];
-        if (!tw->w || !tw->done) continue;
         if (tw->drain_at > now) { if (tw->drain_at < nd) nd = tw->drain_at; continue; }
         gs_tsm_account(ts, sm, tw, tw->drain_at);
         /* the kernel ends when its stores are accepted by the L2, not when they left the SM */
@@ -431,6 +450,7 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         sm->wk->st.warp_cycles += tw->drain_at - tw->start;
         gs_tcta *tc = tw->cta;
         tw->w = NULL;
+        sm->done_mask[word] &= ~(1ull << (s & 63));
         tw->cta = NULL;
         sm->warps_used--;
         gs_subcore *sc = &sm->sc[tw->sub];
