@@ -21,7 +21,7 @@ def _no_findings(summary):
 
 
 @pytest.mark.parametrize("target,budget", [("ptx", 25), ("launch", 8), ("workload", 8), ("runfile", 8), ("trace", 8),
-                                           ("upload", 12)])
+                                           ("upload", 12), ("runs-api", 8), ("sweeps-api", 8)])
 def test_fixed_seed_fuzz_run_finds_nothing(target, budget, tmp_path):
     summary = fuzz(target, budget, tmp_path, seed=13, batch=10)
     _no_findings(summary)

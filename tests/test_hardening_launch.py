@@ -47,20 +47,35 @@ BAD = [
 ]
 
 
+HEAVIEST = {"timing": True, "record_sms": [0, 131], "chunk_cycles": 1}     # an H200 model, recorded, chunk by chunk
+
+
+@pytest.fixture(scope="module")
+def time_limit():
+    """Each case's time limit, from this machine's speed now: the heaviest well-formed call (a child that
+    builds a Device and an H200 timing model and launches with recording, one cycle per chunk) is timed
+    first, and a case may take 8 times that (at least 30 s). A refused call does less than that call; a
+    call that loops (chunk=0 used to) never ends, so it still fails, however loaded the machine is."""
+    import time
+    t0 = time.monotonic()
+    out = sandbox.run_case(targets.launch_call, HEAVIEST, time_limit=600)
+    assert (out.status, out.message) == ("ok", "ok"), out.message[:600]
+    return max(30.0, 8 * (time.monotonic() - t0))
+
+
 @pytest.mark.parametrize("spec,parts", BAD, ids=[repr(s) for s, _ in BAD])
-def test_malformed_launch_raises_launch_error(spec, parts):
+def test_malformed_launch_raises_launch_error(spec, parts, time_limit):
     from engine import errors
-    out = sandbox.run_case(targets.launch_call, spec, time_limit=30, expected=(errors.LaunchError,))
+    out = sandbox.run_case(targets.launch_call, spec, time_limit=time_limit, expected=(errors.LaunchError,))
     assert out.status == "rejected", (out.status, out.type, out.message[:600])
     assert out.type == "LaunchError"
     for p in parts:
         assert p in out.message, (p, out.message)
 
 
-@pytest.mark.parametrize("spec", [{}, {"grid": (2, 1), "block": (16, 2)}, {"timing": True},
-                                  {"timing": True, "record_sms": [0, 131], "chunk_cycles": 1}])
-def test_wellformed_launch_still_runs(spec):
-    out = sandbox.run_case(targets.launch_call, spec, time_limit=60)
+@pytest.mark.parametrize("spec", [{}, {"grid": (2, 1), "block": (16, 2)}, {"timing": True}, HEAVIEST])
+def test_wellformed_launch_still_runs(spec, time_limit):
+    out = sandbox.run_case(targets.launch_call, spec, time_limit=time_limit)
     assert (out.status, out.message) == ("ok", "ok"), out.message[:600]
 
 

@@ -21,6 +21,8 @@ from flask import current_app
 
 from engine.workload.bundle import ARCHIVE_SUFFIXES, BundleError, Limits, open_bundle
 
+from .timebounds import deadline
+
 UPLOAD_SUFFIXES = (".zip", ".tar.xz")
 BUNDLE_SUFFIXES = (".tar.xz", ".zip")
 
@@ -40,9 +42,9 @@ def upload_limits(cfg) -> dict:
             "max_launches": int(cfg["BUNDLE_MAX_LAUNCHES"]), "formats": list(UPLOAD_SUFFIXES)}
 
 
-def _limits(cfg) -> Limits:
+def _limits(cfg, check=None) -> Limits:
     return Limits(max_members=int(cfg["BUNDLE_MAX_MEMBERS"]), max_bytes=int(cfg["BUNDLE_MAX_UNPACKED"]),
-                  max_manifest_bytes=int(cfg["BUNDLE_MAX_MANIFEST"]))
+                  max_manifest_bytes=int(cfg["BUNDLE_MAX_MANIFEST"]), check=check)
 
 
 # ---------------------------------------------------------------------- describing
@@ -202,9 +204,10 @@ class UploadRefused(ValueError):
     """A bundle upload that was refused; the message names the file and the field or launch at fault."""
 
 
-def check_entries(b) -> list[str]:
+def check_entries(b, check=None) -> list[str]:
     """Every launch's argument count against its PTX entry (BundleError naming the launch); returns
-    warnings for PTX the engine cannot load (those launches will report their error when run)."""
+    warnings for PTX the engine cannot load (those launches will report their error when run). `check(what)`
+    is called before each PTX module is loaded (the request's work deadline)."""
     from engine.ptx import load
     from engine.ptx.errors import PTXError
     programs, failed, warnings = {}, {}, []
@@ -212,6 +215,8 @@ def check_entries(b) -> list[str]:
         if L.opaque:
             continue
         if L.ptx not in programs and L.ptx not in failed:
+            if check is not None:
+                check("checking the bundle's PTX")
             try:
                 programs[L.ptx] = load(b.ptx_text(L.ptx), L.ptx)
             except PTXError as e:
@@ -251,13 +256,14 @@ def import_bundle(cat, stream, filename: str, cfg) -> tuple[dict, list[str]]:
                 if size > limit:
                     raise BundleError(filename, f"larger than the upload limit of {limit // 2**20} MiB")
                 f.write(chunk)
-        with open_bundle(dest, _limits(cfg)) as b:
+        work = deadline()                              # REQUEST_WORK_S: 503 past it, nothing stored
+        with open_bundle(dest, _limits(cfg, work.check)) as b:
             if len(b.launches) > int(cfg["BUNDLE_MAX_LAUNCHES"]):
                 raise BundleError(f"{filename}: launches", f"{len(b.launches)} launches, more than this server's "
                                                            f"limit of {cfg['BUNDLE_MAX_LAUNCHES']}")
             if not b.launches:
                 raise BundleError(f"{filename}: launches", "the bundle has no launches")
-            warnings = check_entries(b)
+            warnings = check_entries(b, work.check)
             name = b.name
         wid = cat.new_workload_id()
         folder = cat.work_dir / wid

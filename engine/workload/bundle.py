@@ -21,6 +21,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -49,10 +50,16 @@ class BundleError(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on what an archive may unpack to (uploads use tighter ones)."""
+    """Bounds on what an archive may unpack to (uploads use tighter ones). `check(what)`, when given, is
+    called before each member is unpacked and may raise to stop (the server's per-request work deadline)."""
     max_members: int = 100_000
     max_bytes: int = 8 << 30
     max_manifest_bytes: int = 64 << 20
+    check: Callable[[str], None] | None = None
+
+    def tick(self) -> None:
+        if self.check is not None:
+            self.check("unpacking the bundle")
 
 
 @dataclass
@@ -297,6 +304,7 @@ def _unzip(src: Path, dest: Path, limits: Limits) -> None:
         if total > limits.max_bytes:
             raise BundleError(str(src), f"unpacks to {total} bytes, more than the limit of {limits.max_bytes}")
         for info in infos:
+            limits.tick()
             rel = _safe_member(info.filename, str(src))
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 raise BundleError(str(src), f"archive member {info.filename!r} is a link")
@@ -326,6 +334,7 @@ def _untar(src: Path, dest: Path, limits: Limits) -> None:
         n, total = 0, 0
         try:
             for m in tf:
+                limits.tick()
                 n += 1
                 if n > limits.max_members:
                     raise BundleError(str(src), f"more than the limit of {limits.max_members} members")

@@ -38,17 +38,22 @@ def main(argv=None) -> int:
 def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 25, time_limit: float = 20.0,
          log=None) -> dict:
     """Run `target` for `budget` seconds; returns the summary (also written to out/target/summary.json)."""
+    t_init = time.monotonic()
     source = inputs.TARGETS[target](random.Random(seed))
     folder = out / target if out else None
     if folder:
         folder.mkdir(parents=True, exist_ok=True)
+    if log:
+        log(f"{target}: inputs ready after {time.monotonic() - t_init:.1f} s (imports, seed files); fuzzing for {budget:g} s")
     t0 = time.monotonic()
     counts: Counter = Counter()
     findings: dict[str, dict] = {}
     details: Counter = Counter()          # ok/rejected by the first word of the answer (or the error type)
     n = 0
+    size = min(batch, 10)               # a first small batch measures the time per input
     while time.monotonic() - t0 < budget:
-        items = [source.next() for _ in range(batch)]
+        t_batch = time.monotonic()
+        items = [source.next() for _ in range(size)]
         outs = sandbox.run_batch(source.run, [x for _, x in items], time_limit=time_limit,
                                  expected=source.expected())
         for (origin, x), o in zip(items, outs):
@@ -73,6 +78,9 @@ def fuzz(target: str, budget: float, out: Path | None, seed: int, batch: int = 2
                         (folder / (name + ".txt")).write_text(f"{o.status} {o.type} (from {origin})\n{o.message}\n")
                     if log:
                         log(f"finding {key} -> {name}")
+        per_input = (time.monotonic() - t_batch) / len(items)
+        left = budget - (time.monotonic() - t0)      # the next batch ends about when the budget does
+        size = max(1, min(batch, int(left / max(per_input, 1e-3))))
         summary = {"target": target, "seed": seed, "inputs": n, "seconds": round(time.monotonic() - t0, 1),
                    "outcomes": dict(counts),
                    "details": dict(details.most_common(12)), "distinct_findings": len(findings),

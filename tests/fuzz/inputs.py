@@ -633,3 +633,13 @@ class UploadSource:
 
 
 TARGETS["upload"] = UploadSource
+
+
+# ------------------------------------------------------------------ POST /api/runs and /api/sweeps (api_inputs.py)
+
+def _api_targets():
+    from . import api_inputs
+    TARGETS.update(api_inputs.TARGETS)
+
+
+_api_targets()

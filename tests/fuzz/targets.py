@@ -200,3 +200,72 @@ def upload(req: dict, work) -> str:
     if r.status_code >= 500:
         raise RuntimeError(f"{req['url']} answered {r.status_code}: {r.get_data(as_text=True)[:300]}")
     return f"{r.status_code}"
+
+
+_API = []
+
+
+class _FakeDrivers:
+    """The sweep launcher of the fuzzed app: records what it would start (no driver process)."""
+
+    def __init__(self):
+        self.started = []
+
+    def running(self, sweep_id):
+        return False
+
+    def live(self):
+        return []
+
+    def start(self, sweep_id, body, data_dir):
+        self.started.append(sweep_id)
+
+    def exit_code(self, sweep_id):
+        return None
+
+
+MAX_ERROR_CHARS = 1000      # an error message that echoes more of the request than this is a finding
+
+
+def post_json(req: dict) -> str:
+    """POST a JSON spec to /api/runs or /api/sweeps of an app built once per child process (the real
+    configuration lister and check; the job manager and the sweep launcher only record what they would
+    start). A 5xx, an exception out of the app, a 4xx without a short JSON {"error": message}, or a 2xx
+    other than the documented answer is a finding; an accepted run or sweep is removed again."""
+    import os
+    import tempfile
+    if not _API or _API[0][0] != os.getpid():
+        from engine.resources import data_path
+        from webapp import create_app
+        d = tempfile.mkdtemp(prefix="api-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
+        app = create_app({"TESTING": True, "DATA_DIR": d, "MAX_WORKERS": 2,
+                          "BUNDLE_DIRS": [str(data_path("workloads") / "examples")]})
+        svc = app.extensions["simtscope"]
+        submitted = []
+        svc.jobs.submit = submitted.append
+        app.extensions["simtscope-sweep-drivers"] = _FakeDrivers()
+        _API[:] = [(os.getpid(), app, app.test_client(), svc)]
+    _, app, client, svc = _API[0]
+    r = client.post(req["url"], data=req["data"].encode("latin-1"), content_type=req["content_type"] or None)
+    body = r.get_json(silent=True)
+    text = r.get_data(as_text=True)[:300]
+    if r.status_code >= 500:
+        raise RuntimeError(f"{req['url']} answered {r.status_code}: {text}")
+    if 400 <= r.status_code < 500:
+        if not isinstance(body, dict) or not isinstance(body.get("error"), str) or not body["error"]:
+            raise AssertionError(f"{req['url']} answered {r.status_code} without a JSON error: {text}")
+        if len(body["error"]) > MAX_ERROR_CHARS:
+            raise AssertionError(f"{req['url']} answered {r.status_code} with an error of {len(body['error'])} "
+                                 f"characters: {body['error'][:200]}...")
+        return f"{r.status_code} {body['error'][:60]}"
+    if req["url"] == "/api/runs":
+        if r.status_code != 201 or not isinstance(body, dict) or body.get("status") != "queued":
+            raise AssertionError(f"/api/runs answered {r.status_code}: {text}")
+        svc.cat.delete_run(body["id"])
+        return f"201 {body['kind']}"
+    if r.status_code != 202 or not isinstance(body, dict) or not 1 <= body.get("points", 0) <= 24:
+        raise AssertionError(f"/api/sweeps answered {r.status_code}: {text}")
+    from webapp.sweep.views import _index
+    with app.app_context():
+        _index().finish(body["id"], "done")
+    return f"202 {body['points']} points"

@@ -22,10 +22,11 @@ from ..timebounds import deadline
 from ..store.catalogue import LIVE
 from ..bundles import bundle_path
 from ..workloads import resolve
-from . import ApiError
+from . import ApiError, json_object, show
 from .workload_runs import create_workload_run
 
 bp = Blueprint("runs", __name__, url_prefix="/api/runs")
+MAX_ID = 300                    # workload ids: <upload id>:<case name> (case names are short)
 _OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=[^\n]{0,200}$")
 
 
@@ -52,10 +53,10 @@ def parse_sms(v) -> list[int] | None:
         for part in v.split(","):
             m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
             if not m:
-                raise ApiError(f"record_sms: cannot read {part!r}; use a list like 0-3,8")
+                raise ApiError(f"record_sms: cannot read {show(part)}; use a list like 0-3,8")
             lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
             if hi < lo or hi - lo > 4096:
-                raise ApiError(f"record_sms: bad range {part!r}")
+                raise ApiError(f"record_sms: bad range {show(part)}; SM indices are 0 to 4095")
             out.update(range(lo, hi + 1))
         v = sorted(out)
     if not isinstance(v, list) or not v or any(not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < 4096
@@ -76,21 +77,19 @@ def list_runs():
 @bp.post("")
 def create_run():
     svc = services.get()
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise ApiError("send a JSON object: {workload, config, overrides, level, record_sms, interval, name}")
+    body = json_object("send a JSON object: {workload, config, overrides, level, record_sms, interval, name}")
     wid = body.get("workload")
-    if not isinstance(wid, str):
-        raise ApiError("'workload' must be a workload id (see GET /api/workloads)")
+    if not isinstance(wid, str) or not 0 < len(wid) <= MAX_ID:
+        raise ApiError(f"'workload' must be a workload id of at most {MAX_ID} characters (see GET /api/workloads)")
     try:
         bundle = bundle_path(svc.cat, wid, current_app.config["BUNDLE_DIRS"])
         case = None if bundle else resolve(svc.cat, wid)[1]
     except (KeyError, ValueError) as e:
-        raise ApiError(f"unknown workload {wid!r}: {e}", 404) from None
+        raise ApiError(f"unknown workload {show(wid)}: {str(e)[:200]}", 404) from None
     configs = svc.configs()
     config = body.get("config") or (configs[0] if configs else None)
     if config not in configs:
-        raise ApiError(f"unknown config {config!r}; known: {', '.join(configs) or 'none'}")
+        raise ApiError(f"unknown config {show(config)}; known: {', '.join(configs) or 'none'}")
     overrides = body.get("overrides") or []
     if isinstance(overrides, str):
         overrides = [o.strip() for o in overrides.replace(",", "\n").splitlines() if o.strip()]

@@ -15,7 +15,7 @@ from .. import services
 from ..bundles import UploadRefused, describe, import_bundle, list_bundles, upload_limits
 from ..store.catalogue import FINAL, LIVE
 from ..store.workload_run import read_workload
-from . import ApiError
+from . import ApiError, show
 
 bp = Blueprint("workload_runs", __name__, url_prefix="/api")
 SMALL_WORKLOAD = 8          # at most this many launches: every launch gets its timeline by default
@@ -42,10 +42,10 @@ def parse_detail(v, n: int) -> list[int]:
     for part in v.split(","):
         m = _RANGE.match(part)
         if not m:
-            raise ApiError(f"launches: cannot read {part.strip()!r}; use indices and ranges like 0,3-5")
+            raise ApiError(f"launches: cannot read {show(part.strip())}; use indices and ranges like 0,3-5")
         a, b = int(m.group(1)), int(m.group(2) or m.group(1))
         if b < a or b >= n:
-            raise ApiError(f"launches: {part.strip()} is outside 0..{n - 1} (the workload has {n} launches)")
+            raise ApiError(f"launches: {show(part.strip(), quote=False)} is outside 0..{n - 1} (the workload has {n} launches)")
         out.update(range(a, b + 1))
     return sorted(out)
 

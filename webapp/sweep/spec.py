@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from engine.buildinfo import build_id
 from engine.config import BY_KEY, Config, ConfigError, load_config
 
+MAX_POINTS = 100_000            # a sweep resolves every point before it runs: more is a mistake, not a sweep
 _SET = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)\s*=(.+)$")
 
 
@@ -31,6 +32,12 @@ class SweepError(ValueError):
     """A sweep that cannot run as asked (bad --set, no workloads, unknown source): the message says why."""
 
 
+def show(v, most: int = 80, quote: bool = True) -> str:
+    """A value as an error message quotes it: its repr (or the text itself), cut to `most` characters."""
+    r = repr(v) if quote else str(v)
+    return r if len(r) <= most else f"{r[:most]}... ({len(r)} characters)"
+
+
 def parse_sets(sets: list[str]) -> dict[str, list[str]]:
     """--set KEY=V1,V2,... (repeatable) -> {key: [raw values]} in the order given. A key given twice is
     an error; so is an unknown key (named with the valid sections) and an empty value."""
@@ -38,18 +45,18 @@ def parse_sets(sets: list[str]) -> dict[str, list[str]]:
     for s in sets:
         m = _SET.match(s)
         if not m:
-            raise SweepError(f"--set {s!r}: expected section.key=V1,V2,... e.g. l2.size_kib=30720,61440")
+            raise SweepError(f"--set {show(s)}: expected section.key=V1,V2,... e.g. l2.size_kib=30720,61440")
         key, raw = m.group(1), m.group(2)
         if key not in BY_KEY:
             sections = sorted({k.split(".")[0] for k in BY_KEY})
-            raise SweepError(f"--set {s!r}: unknown configuration key {key!r} (sections: {', '.join(sections)})")
+            raise SweepError(f"--set {show(s)}: unknown configuration key {show(key)} (sections: {', '.join(sections)})")
         if key in axes:
-            raise SweepError(f"--set {s!r}: {key} is already swept; give all its values in one --set")
+            raise SweepError(f"--set {show(s)}: {key} is already swept; give all its values in one --set")
         vals = [v.strip() for v in raw.split(",")]
         if any(v == "" for v in vals):
-            raise SweepError(f"--set {s!r}: empty value in the list")
+            raise SweepError(f"--set {show(s)}: empty value in the list")
         if len(set(vals)) != len(vals):
-            raise SweepError(f"--set {s!r}: a value is listed twice")
+            raise SweepError(f"--set {show(s)}: a value is listed twice")
         axes[key] = vals
     return axes
 
@@ -104,6 +111,8 @@ class SweepSpec:
         ids = [w.id for w in self.workloads]
         if len(set(ids)) != len(ids):
             raise SweepError(f"a workload is listed twice: {sorted({i for i in ids if ids.count(i) > 1})}")
+        if not isinstance(self.config, str):
+            raise SweepError(f"--config must be a preset name or a file, got {show(self.config)}")
         try:
             self.base = load_config(self.config)
         except ConfigError as e:
@@ -117,16 +126,27 @@ class SweepSpec:
         keys = list(self.axes)
         return [dict(zip(keys, combo)) for combo in itertools.product(*(self.axes[k] for k in keys))]
 
+    def count(self) -> int:
+        """How many points the sweep has (workloads x every combination of the axes), without making them."""
+        n = len(self.workloads)
+        for v in self.axes.values():
+            n *= len(v)
+        return n
+
     def points(self) -> list[Point]:
         """Resolved and validated: an impossible value (outside its range, an L2 size that does not divide
-        into sets) raises SweepError naming the value before anything runs."""
+        into sets) raises SweepError naming the value before anything runs. More than MAX_POINTS points
+        (a product of axes grows fast) is a SweepError before any is made."""
+        if self.count() > MAX_POINTS:
+            raise SweepError(f"{self.count()} points (workloads x the product of the --set lists): a sweep may have "
+                             f"at most {MAX_POINTS}")
         resolved = []
         for values in self.configurations():
             ov = [f"{k}={v}" for k, v in values.items()]
             try:
                 resolved.append((values, self.base.with_overrides(ov)))
             except ConfigError as e:
-                raise SweepError(f"configuration {' '.join(ov)}: {e}") from None
+                raise SweepError(f"configuration {show(' '.join(ov), 200, quote=False)}: {e}") from None
         out = []
         for w in self.workloads:
             for values, cfg in resolved:

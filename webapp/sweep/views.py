@@ -19,16 +19,19 @@ import subprocess
 import sys
 import threading
 
-from flask import Blueprint, Flask, current_app, jsonify, render_template, request
+from flask import Blueprint, Flask, current_app, jsonify, render_template
 
-from engine.config import ConfigError
+from engine.config import ConfigError, list_configs
 
-from ..api import ApiError
+from ..api import ApiError, json_object, show
 from .index import SweepIndex
 from .spec import SweepError
 
 bp = Blueprint("sweeps", __name__)
 MAX_PAGE_POINTS = 24            # the page starts small sweeps; bigger ones belong on the command line
+MAX_CASES = 64                  # names (or patterns) in 'cases'
+MAX_SETS = 16                   # --set strings in 'sets' (axes)
+MAX_FIELD = 2000                # characters of one case name or --set string
 
 
 class _Drivers:
@@ -141,28 +144,34 @@ def get_sweep(sweep_id: str):
 @bp.post("/api/sweeps")
 def start_sweep():
     from .driver import default_out_dir, spec_from_request
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise ApiError("send a JSON object: {cases: [names], sets: ['l2.size_kib=30720,61440'], config, workers}")
-    cases, sets = body.get("cases"), body.get("sets")
-    if not isinstance(cases, list) or not cases or not all(isinstance(c, str) and c for c in cases):
-        raise ApiError("'cases' must be a non-empty list of validation case names")
-    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
-        raise ApiError("'sets' must be a list of strings like 'l2.size_kib=30720,61440'")
+    body = json_object("send a JSON object: {cases: [names], sets: ['l2.size_kib=30720,61440'], config, workers}")
+    cases, sets, config = body.get("cases"), body.get("sets"), body.get("config") or "h200"
+    if not isinstance(cases, list) or not 0 < len(cases) <= MAX_CASES or \
+            not all(isinstance(c, str) and 0 < len(c) <= MAX_FIELD for c in cases):
+        raise ApiError(f"'cases' must be a non-empty list of at most {MAX_CASES} validation case names (each at "
+                       f"most {MAX_FIELD} characters)")
+    if not isinstance(sets, list) or len(sets) > MAX_SETS or \
+            not all(isinstance(s, str) and len(s) <= MAX_FIELD for s in sets):
+        raise ApiError(f"'sets' must be a list of at most {MAX_SETS} strings like 'l2.size_kib=30720,61440' "
+                       f"(each at most {MAX_FIELD} characters)")
+    configs = list_configs()            # the engine's presets (a sweep runs the engine whatever the app's factory)
+    if not isinstance(config, str) or config not in configs:   # a name, never a path on the server
+        raise ApiError(f"unknown config {show(config)}; known: {', '.join(configs) or 'none'}")
     workers = body.get("workers", 1)
     max_workers = int(current_app.config["MAX_WORKERS"])
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= max_workers:
         raise ApiError(f"'workers' must be an integer from 1 to {max_workers} (this server's limit)")
     req = {"only": ",".join(c.replace(",", "") for c in cases), "sets": [s for s in sets if s.strip()],
-           "config": body.get("config") or "h200", "name": str(body.get("name") or "")[:120], "workers": workers}
+           "config": config, "name": str(body.get("name") or "")[:120], "workers": workers}
     try:
         spec = spec_from_request(req)
-        n = len(spec.points())
+        n = spec.count()            # before resolving any point: 8 axes of 10 values are 10^8 of them
+        if n > MAX_PAGE_POINTS:
+            raise ApiError(f"{n} points: the page starts sweeps of up to {MAX_PAGE_POINTS} points; run larger "
+                           f"ones with `simtscope sweep` on the same run store (--data)")
+        points = spec.points()
     except (SweepError, ConfigError) as e:
         raise ApiError(str(e)) from None
-    if n > MAX_PAGE_POINTS:
-        raise ApiError(f"{n} points: the page starts sweeps of up to {MAX_PAGE_POINTS} points; run larger ones "
-                       f"with `simtscope sweep` on the same run store (--data)")
     drivers = _drivers()
     existing = _index().get(spec.id)
     if drivers.running(spec.id) or (existing and existing["status"] == "running"):
@@ -174,9 +183,9 @@ def start_sweep():
     os.makedirs(os.path.join(data_dir, "sweeps"), exist_ok=True)
     # listed at once, as this server's until the driver registers itself (a driver that dies before that
     # is reported by get_sweep)
-    _index().begin(spec, spec.points(), default_out_dir(data_dir, spec.id), pid=os.getpid())
+    _index().begin(spec, points, default_out_dir(data_dir, spec.id), pid=os.getpid())
     drivers.start(spec.id, req, data_dir)
-    return jsonify({"id": spec.id, "name": spec.name, "points": n}), 202
+    return jsonify({"id": spec.id, "name": spec.name, "points": len(points)}), 202
 
 
 def register(app: Flask) -> None:
