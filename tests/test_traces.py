@@ -227,6 +227,32 @@ def test_hostile(tmp_path, body, msg):
         read_all(_one(tmp_path, body))
 
 
+def test_repeated_pc_lines(tmp_path):
+    """Later lines of a PC already seen (a loop) are read through a fast path that matches the bytes of
+    the PC's first line after the mask; every other form of the line still decodes as the first did."""
+    lines = ["0008 ffffffff 1 R4 LDG.E 1 R2 4 1 0x1000 4 \n",
+             "0008 0000000f 1 R4 LDG.E 1 R2 4 1 0x2000 -4 \n",                 # same bytes: fast path
+             "0008   00000003  1 R4  LDG.E 1 R2 4 2 0x3000 +8\n",               # other spacing, a '+'
+             "0008 00000003 1 R4 LDG.E 1 R2 4 0 0x000000000000000000004000 0x4008\n",  # leading zeros
+             "0010 ffffffff 0 EXIT 0 0 \n"]
+    body = f"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = {len(lines)}\n" + "".join(lines) + "#END_TB\n"
+    _, blocks = read_all(_one(tmp_path, body))
+    (_, warps), = blocks
+    got = [(i["pc"], i["mask"], [i["addrs"][l] for l in range(32) if i["mask"] >> l & 1] if i.get("addrs") else None)
+           for i in warps[0]]
+    assert got[:4] == [(8, 0xffffffff, [0x1000 + 4 * k for k in range(32)]), (8, 0xf, [0x2000, 0x1ffc, 0x1ff8, 0x1ff4]),
+                       (8, 3, [0x3000, 0x3008]), (8, 3, [0x4000, 0x4008])]
+    # a later line of a known PC whose width token only starts like the first line's ('4' vs '41') is no
+    # match: it is read in full (width 41, then a bad mode; not mode 1 without its stride), and its
+    # address list is checked
+    for tail, msg in [("41 0x10", r":2\d: bad address compression mode '0x10' \(not a decimal number\)"), ("4 0 0xq0", r":2\d: bad hex in address: 'q0'"),
+                      ("4 0 0x10 0x20", r"unexpected '0x20' at the end")]:
+        b = ("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0008 00000001 1 R4 LDG.E 1 R2 4 0 0x10\n"
+             f"0008 00000001 1 R4 LDG.E 1 R2 {tail}\n#END_TB\n")
+        with pytest.raises(TraceFormatError, match=msg):
+            read_all(_one(tmp_path, b))
+
+
 @pytest.mark.parametrize("hk,msg", [
     ({"version": 2}, r":12: unsupported accelsim tracer version 2 \(supported: 3, 4, 5\)"),
     ({"version": 6}, r"unsupported accelsim tracer version 6"),
@@ -276,3 +302,32 @@ def test_cli_run_trace_json(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "simtscope", "run", "--trace", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "no kernelslist.g" in bad.stderr
+
+
+def test_recorded_trace_run_names_its_workload_and_config_in_the_store(tmp_path):
+    """A trace run recorded outside the explorer (no run info, as from Python or a script) lists as
+    trace:<directory> on its config, not '?', whether imported or adopted at start-up."""
+    from webapp.store import RunReader
+    from webapp.store.catalogue import Catalogue
+    from webapp.store.writer import RunWriter
+    path = tmp_path / "va.simtrun"
+    r = run_trace(FIX / "vectoradd-100-32", "gtx1080", sink=RunWriter(path), record="summary")
+    assert r.warp_insts == 344
+    rec = RunReader(path).rec
+    assert rec["workload"] == {"name": "trace:vectoradd-100-32", "trace": "vectoradd-100-32",
+                               "kernel": "_Z6vecAddIfEvPT_S1_S1_i"}
+    assert rec["config_name"] == "gtx1080"
+    cat = Catalogue(tmp_path / "store")
+    run = cat.import_run(path)
+    assert (run["workload"], run["config"], run["status"]) == ("trace:vectoradd-100-32", "gtx1080", "done")
+    assert run["name"] == "trace:vectoradd-100-32"
+    (cat.runs_dir / "adopted.simtrun").write_bytes(path.read_bytes())      # a file left in the store
+    cat.recover()
+    adopted = cat.get_run("adopted")
+    assert (adopted["workload"], adopted["config"]) == ("trace:vectoradd-100-32", "gtx1080")
+    # an explorer run's own info still wins over the recording
+    p2 = tmp_path / "named.simtrun"
+    run_trace(FIX / "vectoradd-100-32", "gtx1080", sink=RunWriter(p2, {"name": "mine", "workload": "u1:@trace",
+                                                                   "config": "gtx1080"}), record="summary")
+    named = cat.import_run(p2)
+    assert (named["name"], named["workload"], named["config"]) == ("mine", "u1:@trace", "gtx1080")

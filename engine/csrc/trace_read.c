@@ -90,6 +90,14 @@ static int hexval(char ch) {
     return -1;
 }
 
+/* hex digit value + 1 (0: not a hex digit) */
+static const uint8_t HEX1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+static inline int is_delim(const cur *c, const char *p) { return p == c->e || *p == ' ' || *p == '\t'; }
+
 /* a hex number (optional 0x) of at most `digits` digits; -1 with an error naming `what` */
 static int get_hex(gs_trace *t, cur *c, uint64_t *v, unsigned digits, const char *what) {
     const char *s;
@@ -127,6 +135,35 @@ static int get_dec(gs_trace *t, cur *c, int64_t *v, int64_t lo, int64_t hi, cons
     if (y < lo || y > hi) return fail(t, "%s = %lld out of range [%lld, %lld]", what, (long long)y, (long long)lo, (long long)hi);
     *v = y;
     return 0;
+}
+
+/* The common forms of get_hex and get_dec without their checks' overhead: a token of at most `digits`
+ * hex digits (optional 0x) / of at most 18 decimal digits (optional '-'), within [lo, hi]. Anything else
+ * (an error, leading zeros beyond `digits`, a '+') goes to get_hex / get_dec, so the results and the
+ * error messages are theirs. */
+static inline int fast_hex(gs_trace *t, cur *c, uint64_t *v, unsigned digits, const char *what) {
+    skip_ws(c);
+    const char *p = c->p;
+    if (c->e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    const char *s = p;
+    uint64_t x = 0;
+    unsigned h;
+    while (p < c->e && (h = HEX1[(uint8_t)*p]) != 0 && (unsigned)(p - s) < digits) { x = x << 4 | (h - 1); p++; }
+    if (p > s && is_delim(c, p)) { c->p = p; *v = x; return 0; }
+    return get_hex(t, c, v, digits, what);
+}
+
+static inline int fast_dec(gs_trace *t, cur *c, int64_t *v, int64_t lo, int64_t hi, const char *what) {
+    skip_ws(c);
+    const char *p = c->p;
+    int neg = p < c->e && *p == '-';
+    p += neg;
+    const char *s = p;
+    int64_t x = 0;
+    while (p < c->e && (unsigned)(*p - '0') < 10 && p - s < 18) { x = x * 10 + (*p - '0'); p++; }
+    if (neg) x = -x;
+    if (p > s && is_delim(c, p) && x >= lo && x <= hi) { c->p = p; *v = x; return 0; }
+    return get_dec(t, c, v, lo, hi, what);
 }
 
 /* "key = value" lines: value after '=' (NULL if none) */
@@ -293,8 +330,7 @@ static int reg_slot(gs_trace *t, const char *s, size_t n, int *slot) {
     return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
+static int grow_slow(void **p, size_t *cap, size_t need, size_t elem) {
     size_t c = *cap ? *cap : 64;
     while (c < need) c *= 2;
     void *q = realloc(*p, c * elem);
@@ -302,6 +338,10 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
     *p = q;
     *cap = c;
     return 0;
+}
+
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap ? 0 : grow_slow(p, cap, need, elem);
 }
 
 typedef struct {
@@ -477,15 +517,23 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     uint64_t pc, mask;
     parsed q;
     memset(&q, 0, sizeof q);
-    if (t->hdr.lineinfo && get_dec(t, &c, &v, 0, INT64_MAX, "line number")) return -1;
-    if (get_hex(t, &c, &pc, 16, "PC")) return -1;
-    if (get_hex(t, &c, &mask, 8, "active mask")) return -1;
+    if (t->hdr.lineinfo && fast_dec(t, &c, &v, 0, INT64_MAX, "line number")) return -1;
+    if (fast_hex(t, &c, &pc, 16, "PC")) return -1;
+    if (fast_hex(t, &c, &mask, 8, "active mask")) return -1;
     const char *tk;
     size_t tn;
     uint32_t idx = 0;
     uint64_t key = pc >> t->pc_shift;
     int32_t known = pc < MAX_PC && key < t->pcmap_len ? t->pcmap[key] : 0;
-    if (known > 0 && t->pcs[known - 1].pc == pc) {
+    const gs_trpc *kp = known > 0 ? &t->pcs[known - 1] : NULL;
+    const char *tail = c.p;                          /* after the mask: registers, opcode and width */
+    if (kp && kp->pc == pc && kp->tail && (size_t)(c.e - c.p) >= kp->tail_len &&
+        memcmp(c.p, kp->tail, kp->tail_len) == 0 && is_delim(&c, c.p + kp->tail_len)) {
+        /* the same bytes as this PC's first line: the same registers, opcode and width */
+        c.p += kp->tail_len;
+        q.width = kp->tail_width;
+        idx = (uint32_t)known - 1;
+    } else if (kp && kp->pc == pc) {
         /* a PC seen before: its registers were checked then; count the tokens and check the opcode */
         const char *txt = t->pcs[known - 1].text;
         if (get_dec(t, &c, &v, 0, 8, "destination count")) return -1;
@@ -522,6 +570,16 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
         q.width = (uint32_t)v;
         if (lookup_pc(t, pc, &q, &idx)) return -1;
     }
+    gs_trpc *ip = &t->pcs[idx];
+    if (!ip->tail && c.p - tail < 65536) {            /* this PC's first line: keep its tail */
+        size_t len = (size_t)(c.p - tail);
+        ip->tail = malloc(len + 1);
+        if (!ip->tail) return fail(t, "out of memory");
+        memcpy(ip->tail, tail, len);
+        ip->tail[len] = 0;
+        ip->tail_len = (uint16_t)len;
+        ip->tail_width = (uint16_t)q.width;
+    }
     if (grow((void **)&b->recs, &b->cap_recs, b->nrecs + 1, sizeof *b->recs)) return fail(t, "out of memory");
     gs_trrec *r = &b->recs[b->nrecs];
     r->idx = idx;
@@ -530,25 +588,25 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     if (q.width) {
         uint32_t m = (uint32_t)mask, na = (uint32_t)__builtin_popcount(m);
         int64_t mode;
-        if (get_dec(t, &c, &mode, 0, 2, "address compression mode")) return -1;
+        if (fast_dec(t, &c, &mode, 0, 2, "address compression mode")) return -1;
         uint32_t words = mode == 1 ? 2 : na;      /* mode 1 stays base + stride (expanded at issue) */
         if (grow((void **)&b->addrs, &b->cap_addrs, b->naddrs + words, sizeof *b->addrs)) return fail(t, "out of memory");
         uint64_t *a = b->addrs + b->naddrs;
         if (mode == 0) {
             for (uint32_t k = 0; k < na; k++)
-                if (get_hex(t, &c, &a[k], 16, "address")) return -1;
+                if (fast_hex(t, &c, &a[k], 16, "address")) return -1;
         } else if (mode == 1) {
             int64_t stride;
-            if (get_hex(t, &c, &a[0], 16, "base address")) return -1;
-            if (get_dec(t, &c, &stride, INT32_MIN, INT32_MAX, "stride")) return -1;
+            if (fast_hex(t, &c, &a[0], 16, "base address")) return -1;
+            if (fast_dec(t, &c, &stride, INT32_MIN, INT32_MAX, "stride")) return -1;
             a[1] = (uint64_t)stride;
         } else {
             uint64_t base;
-            if (get_hex(t, &c, &base, 16, "base address")) return -1;
+            if (fast_hex(t, &c, &base, 16, "base address")) return -1;
             if (na) a[0] = base;
             for (uint32_t k = 1; k < na; k++) {
                 int64_t d;
-                if (get_dec(t, &c, &d, INT64_MIN + 1, INT64_MAX, "address delta")) return -1;
+                if (fast_dec(t, &c, &d, INT64_MIN + 1, INT64_MAX, "address delta")) return -1;
                 a[k] = a[k - 1] + (uint64_t)d;
             }
         }
@@ -727,6 +785,7 @@ void gs_trace_close(gs_trace *t) {
     for (uint32_t i = 0; i < t->prog.ninsts; i++) {
         free((void *)t->prog.x[i].wr);
         free(t->pcs[i].text);
+        free(t->pcs[i].tail);
     }
     free(t->prog.x);
     free(t->pcs);

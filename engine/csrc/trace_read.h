@@ -46,6 +46,10 @@ typedef struct gs_trpc {
     uint64_t pc;
     char *text;                   /* "OPCODE.MODS Rd, Ra, Rb" */
     uint8_t kind, space, width, unknown;
+    /* the bytes of its first line from after the active mask to the end of the width token: a later line
+     * of this PC that has them too is the same static instruction (trace_read.c parse_inst's fast path) */
+    uint16_t tail_len, tail_width;
+    char *tail;
 } gs_trpc;
 
 struct gs_trace {

@@ -127,6 +127,7 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
     ts = sim or TimingSim(config, overrides, record=record if sink_for is not None else "off", record_sms=record_sms)
     ts.flush()
     run = TraceRun(str(directory))
+    tname = Path(directory).resolve().name           # the recording's workload: trace:<directory>
     t0 = time.perf_counter()
     for c in cmds:
         if c.kind == "memcpy":
@@ -144,7 +145,8 @@ def run_trace(directory: str | Path, config="gtx1080", overrides: list[str] | No
             caps.before(where)
             try:
                 res = launch_trace(ts, kt, sink=ksink, progress=progress, pcs=pcs,
-                                   meta={"workload": {"trace": Path(directory).name, "kernel": kt.name}},
+                                   meta={"workload": {"name": f"trace:{tname}", "trace": tname,
+                                                      "kernel": kt.name}},
                                    **caps.left())
             except errors.LimitExceeded as e:
                 raise caps.exceeded(e, where) from None

@@ -221,11 +221,15 @@ class Catalogue:
         status = meta.get("status", "interrupted")
         if status not in FINAL:
             status = "interrupted"
+        # a run file written outside the explorer (run_trace(..., sink=RunWriter(path)), RunWriter(path) without
+        # info) names its workload and config only in the recording: workload.name, config_name
+        wl, cname = rec.get("workload") or {}, rec.get("config_name")
         self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
                 "message, created, finished, cycles, kind) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (rid, name or info.get("name") or (rec.get("workload") or {}).get("name") or rid,
-                 info.get("workload", (rec.get("workload") or {}).get("name", "?")),
-                 info.get("config", (rec.get("config") or {}).get("name", "?")),
+                (rid, name or info.get("name") or wl.get("name") or rid,
+                 info.get("workload", wl.get("name", "?")),
+                 info.get("config", cname if isinstance(cname, str) and cname else
+                          (rec.get("config") or {}).get("name", "?")),
                  json.dumps(info.get("overrides", [])), rec.get("level", "?"),
                  json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
                  meta.get("created") or time.time(), meta.get("finished"), meta.get("end_cycle"),

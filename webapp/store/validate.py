@@ -249,6 +249,7 @@ def _check_recording(rec: dict) -> None:
         _fail(f"{r}.record_sms", "a list of SM numbers", None)
     if sorted(set(sms)) != sms or any(not 0 <= s < nsm for s in sms):
         _fail(f"{r}.record_sms", f"distinct SM numbers in increasing order, each in [0, {nsm - 1}]", sms)
+    _str(rec, "config_name", r)
     cfg = _dict(rec, "config", r)
     if cfg is not None:
         _str(cfg, "name", "'recording'.config")
