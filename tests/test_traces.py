@@ -320,6 +320,7 @@ def test_recorded_trace_run_names_its_workload_and_config_in_the_store(tmp_path)
     cat = Catalogue(tmp_path / "store")
     run = cat.import_run(path)
     assert (run["workload"], run["config"], run["status"]) == ("trace:vectoradd-100-32", "gtx1080", "done")
+    assert run["warp_insts"] == 344 and run["stats"]["gpu_sim_insn"] == 10516 and run["cycles"] >= r.sim_cycles
     assert run["name"] == "trace:vectoradd-100-32"
     (cat.runs_dir / "adopted.simtrun").write_bytes(path.read_bytes())      # a file left in the store
     cat.recover()

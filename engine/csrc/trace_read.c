@@ -515,8 +515,10 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     cur c = {s, s + n};
     int64_t v;
     uint64_t pc, mask;
-    parsed q;
-    memset(&q, 0, sizeof q);
+    parsed q;                                        /* (dst/src beyond ndst/nsrc are never read) */
+    q.op = NULL;
+    q.opn = 0;
+    q.ndst = q.nsrc = q.width = 0;
     if (t->hdr.lineinfo && fast_dec(t, &c, &v, 0, INT64_MAX, "line number")) return -1;
     if (fast_hex(t, &c, &pc, 16, "PC")) return -1;
     if (fast_hex(t, &c, &mask, 8, "active mask")) return -1;

@@ -26,6 +26,14 @@ def test_trace_run_opens_in_the_explorer(page, server, tmp_path, shot):
         resp = server.post("/api/runs/import", files={"run": f}, data={"name": "matrixmul trace"})
     assert resp.status_code == 201, resp.text
     run_id = resp.json()["id"]
+    # the run list names the trace and its config (the recording's, as the run file holds no run info)
+    page.goto(server.url + "/")
+    row = page.locator("tr", has_text="matrixmul trace")
+    expect(row).to_contain_text("trace:matrixmul-32-32")
+    expect(row).to_contain_text("gtx1080")
+    expect(row).to_contain_text("4,416")                 # its warp instructions, from the file's stats
+    expect(row).not_to_contain_text("?")
+    shot(page, "trace-run-list")
     open_view(page, server, run_id, sm=0, tab="ptx")
     # the source view lists the SASS by PC; the shared store of the inner loop is there with its PC
     sts = [i for i, t in enumerate(kern["pc_text"]) if t.startswith("STS")]

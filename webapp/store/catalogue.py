@@ -234,6 +234,10 @@ class Catalogue:
                  json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
                  meta.get("created") or time.time(), meta.get("finished"), meta.get("end_cycle"),
                  "workload" if meta.get("kind") == "workload" else "kernel"))
+        stats = meta.get("stats")
+        if status in FINAL and isinstance(stats, dict) and stats:     # as sync_run records a finished run
+            wi = stats.get("warp_insts")
+            self.update_run(rid, warp_insts=wi if isinstance(wi, int) else None, stats=stats)
         return self.get_run(rid)
 
     # ------------------------------------------------------------------ uploaded workloads
