@@ -521,7 +521,11 @@ static int parse_inst(gs_trace *t, gs_trblock *b, const char *s, size_t n) {
     q.ndst = q.nsrc = q.width = 0;
     if (t->hdr.lineinfo && fast_dec(t, &c, &v, 0, INT64_MAX, "line number")) return -1;
     if (fast_hex(t, &c, &pc, 16, "PC")) return -1;
-    if (fast_hex(t, &c, &mask, 8, "active mask")) return -1;
+    skip_ws(&c);
+    if (c.e - c.p >= 8 && memcmp(c.p, "ffffffff", 8) == 0 && is_delim(&c, c.p + 8)) {
+        mask = 0xffffffffu;                          /* the common full mask */
+        c.p += 8;
+    } else if (fast_hex(t, &c, &mask, 8, "active mask")) return -1;
     const char *tk;
     size_t tn;
     uint32_t idx = 0;
