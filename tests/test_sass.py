@@ -193,3 +193,87 @@ def test_the_engine_refuses_costs_of_the_wrong_shape(dev):
     assert lib.gs_program_set_sass(m._ptr, c, n, r, len(regs)) == -1
     costs["unit"][0] = 0
     assert lib.gs_program_set_sass(m._ptr, c, n, r, len(regs)) == 0
+
+
+EXAMPLE_CNN = ROOT / "workloads" / "examples" / "example_cnn_b4_32x32_fp16.tar.xz"
+
+
+def _bundle_program(bundle_path, kernel):
+    from engine.workload.bundle import open_bundle
+    with open_bundle(bundle_path) as b:
+        L = next(L for L in b.launches if L.kernel == kernel)
+        return ptx_load(b.root / L.ptx), L
+
+
+@needs_tools
+def test_operands_of_sass_instructions():
+    from engine.sass.disasm import operands
+    assert operands(".WIDE.U32", "R8, R11, 0x2, R6 ", None) == (("R8", "R9"), ("R11", "R6"))
+    # a compare writes two predicates (PT: none), reads its register and combining predicate
+    assert operands(".GT.AND", "P2, PT, R13, -0x1, P1 ", None) == (("P2",), ("R13", "P1"))
+    assert operands("", "R12, P3, R10.reuse, R0, 0x1 ", None) == (("R12", "P3"), ("R10", "R0"))
+    # a store writes no register; its address registers and 64-bit pairs are read, the guard too
+    assert operands(".E.BYPASS.128", "[R23+0x2000], desc[UR12][R12.64], P4 ", "@!P0 ") == \
+        ((), ("R23", "UR12", "R12", "R13", "P4", "P0"))
+    assert operands("", "R4, c[0x0][0x210] ", None) == (("R4",), ())
+    assert operands(".MOV", "R13, RZ, RZ, -R9 ", None) == (("R13",), ("R9",))
+
+
+@needs_tools
+def test_a_division_waits_for_its_whole_chain():
+    """div.s32 is a dependent chain (I2F, MUFU.RCP, F2I, multiply-adds, compares): its result comes after
+    the latencies of the chain, not one latency after the last of its ~20 SASS instructions issues."""
+    from engine._ffi import E
+    program = ptx_load(VAL / "ptx" / "conv.sm90.ptx")
+    costs = sass.costs_for(program)
+    div = _pc_at(program, "im2col_3x3", "div.s32")
+    path = costs.costs["path"][div]
+    assert path[E.unit["sfu"]] >= 3                      # I2F, MUFU.RCP, F2I in a row
+    assert path[E.unit["int"]] + path[E.unit["fp32"]] >= 10
+    assert path.sum() <= costs.costs["issue16"][div] / 16  # a path of its own instructions
+    # an add that ptxas keeps as one IADD3: a path of one instruction
+    add = _pc_at(program, "im2col_3x3", "add.s32")
+    assert costs.costs["path"][add].sum() <= 1
+
+
+@needs_tools
+def test_hgmma_without_its_own_line_goes_to_its_wgmma():
+    """ptxas's line table gives some HGMMAs the line of the integer instruction before them; each
+    wgmma.mma_async still gets its one HGMMA per execution and no other instruction a tensor-core one."""
+    from engine._ffi import E
+    program, _ = _bundle_program(EXAMPLE_CNN, "triton_tem_fused_convolution_0")
+    funcs = sass.analyse(program.source)
+    costs = sass.costs_for(program)
+    wg = E.op["wgmma_mma"]
+    hgmma = sum(1 for f in funcs.values() for si in f.insts if si.opcode == "HGMMA")
+    assert hgmma == 9
+    for pc, c in enumerate(costs.classes):
+        if program.insts["op"][pc] == wg:
+            assert c.get("tensor") == pytest.approx(1.0)
+            assert costs.costs["known"][pc] == 1 and costs.costs["issue16"][pc] >= 16
+        else:
+            assert not c.get("tensor"), program.pc_text[pc]
+
+
+@needs_tools
+def test_a_completely_unrolled_loop_costs_its_sass_over_the_trip_count():
+    """Triton's convolution template loops 9 times (`setp.ne.b32 %p13, %r114, 9`); ptxas lays out 9
+    copies with no loop left and folds what is constant per copy. Each PTX instruction of the loop costs
+    1/9 of its SASS, so the launch stands for as many SASS instructions as ncu counted on the H200."""
+    from engine.timing import TimingSim
+    from engine.workload.bundle import open_bundle
+    from engine.workload.replay import run_workload
+    program, _ = _bundle_program(EXAMPLE_CNN, "triton_tem_fused_convolution_0")
+    costs = sass.costs_for(program)
+    f = program.kernels["triton_tem_fused_convolution_0"]
+    assert costs.costs["known"][f.entry_pc:f.end_pc].all()
+    fence = _pc_at(program, "triton_tem_fused_convolution_0", "wgmma.fence")
+    assert costs.static[fence] == 9 and costs.classes[fence] == {"misc": pytest.approx(1.0)}
+    with open_bundle(EXAMPLE_CNN) as b:
+        res = run_workload(b, sim=TimingSim("h200", overrides=["timing.sass=auto"]), timed={0})
+    L = res.as_json()["launches"][0]
+    assert L["timing_mode"] == "sass"
+    assert L["hw_sass_warp_insts"] == 111872                     # ncu, in the bundle's manifest
+    assert L["sim_sass_warp_insts"] == pytest.approx(111872, rel=0.01)
+    assert L["warp_insts"] > 1.9 * L["sim_sass_warp_insts"]        # the PTX it executed: twice as many
+    assert res.summary()["timing_modes"] == {"sass": 1, "ptx": 0}

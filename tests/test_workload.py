@@ -257,3 +257,19 @@ def test_cli_run_and_validate_workloads(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "simtscope", "run", "--workload", str(tmp_path / "nope.zip")],
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "nope.zip: no such file" in bad.stderr
+
+
+def test_every_timed_launch_says_how_it_was_timed(tmp_path):
+    """The JSON and the table say, per launch and in total, whether SASS costs or the PTX timed it."""
+    from engine.timing import TimingSim
+    from engine.workload.replay import format_table
+    dest = saxpy_bundle().save(tmp_path / "b")
+    with open_bundle(dest) as b:
+        res = run_workload(b, sim=TimingSim("h200", overrides=["timing.sass=off"]), timed={0, 1})
+    d = res.as_json()
+    for L in d["launches"]:
+        assert L["timing_mode"] == "ptx" and L["timing_mode_reason"] == "timing.sass = off"
+        assert "sim_sass_warp_insts" not in L
+    assert d["summary"]["timing_modes"] == {"sass": 0, "ptx": 2}
+    assert d["summary"]["mae_sass_warp_insts"] is None
+    assert "timing: 0 launch(es) with SASS costs, 2 as PTX (PTX: timing.sass = off)" in format_table(res)

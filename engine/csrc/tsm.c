@@ -312,12 +312,19 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     sm->issued_q = 1;
     int unit = gs_unit_of(ts, pc, x);
     /* SASS timing (docs/sass.md): the SASS instructions take issue16/16 slots, the pipe is busy for those
-     * of its class, the result comes after the last of them; a folded instruction (no SASS of its own,
-     * not a memory access) takes no slot and no pipe, and its result is there at once */
+     * of its class, the result comes after the last of them; a folded instruction (no SASS of its own:
+     * arithmetic, a move or an `ld.param`) takes no slot and no pipe, and its result is there at once.
+     * Memory, tensor-core, control and barrier instructions keep their own timing whatever their SASS. */
     const gs_sass_cost *sa = gs_sass_of(ts, pc);
     uint32_t issue16 = sa ? sa->issue16 : 16;
-    int folded = sa && issue16 == 0 && (unit != GS_U_LDST || x->space == GS_SPACE_PARAM);
+    int folded = sa && issue16 == 0 && (gs_unit_is_alu(unit) || unit == GS_U_MISC
+                                        || (unit == GS_U_LDST && x->space == GS_SPACE_PARAM));
     uint64_t sass_extra = sa && issue16 > 16 && unit != GS_U_LDST ? (issue16 - 16 + 15) / 16 : 0;
+    if (sa && unit != GS_U_LDST) {      /* a chain of dependent SASS instructions takes each one's latency */
+        uint64_t chain = 0;
+        for (int u = 0; u < GS_U__COUNT; u++) chain += (uint64_t)sa->path[u] * cf->pipes_latency_cycles[u];
+        if (chain > cf->pipes_latency_cycles[unit] + sass_extra) sass_extra = chain - cf->pipes_latency_cycles[unit];
+    }
     wk->st.sass_insts16 += issue16;
     uint64_t interval = cf->pipes_interval_cycles[unit], tensor_extra = 0;
     if (unit == GS_U_TENSOR && (x->op == GS_OP_MMA || x->op == GS_OP_WMMA_MMA || x->op == GS_OP_WGMMA_MMA)) {

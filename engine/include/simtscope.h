@@ -272,12 +272,19 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts,
                               char *err, uint32_t errlen);
 void gs_program_destroy(gs_program *prog);
 
+/* Functional-unit pipes (engine/config.py UNITS reads the names from here). */
+enum gs_unit {
+    GS_U_INT = 0, GS_U_FP32, GS_U_FP16, GS_U_FP64, GS_U_SFU, GS_U_TENSOR, GS_U_LDST, GS_U_BRANCH,
+    GS_U_BARRIER, GS_U_MISC, GS_U__COUNT
+};
+
 /* SASS-aware timing (engine/sass, docs/sass.md): what ptxas made of one IR instruction. */
 typedef struct gs_sass_cost {
     uint16_t issue16;  /* issue slots x16: the SASS instructions it became (0: folded into another one) */
     uint16_t pipe16;   /* how many of them (x16) go to `unit` */
     uint8_t unit;      /* enum gs_unit: the pipe its SASS suggests (used for ALU instructions) */
     uint8_t known;     /* 0: no SASS information: timed as a PTX instruction */
+    uint8_t path[GS_U__COUNT];  /* its SASS's longest dependence chain: instructions per pipe (enum gs_unit) */
 } gs_sass_cost;
 /* Contract: attaches SASS costs (n: the program's instruction count) and ptxas's registers per thread for
  * each function (nfuncs: the program's function count; 0 = unknown) to the program, replacing earlier ones.
@@ -337,11 +344,7 @@ void gs_func_destroy(gs_func_run *run);
  * Timing model: cycle-level simulation of a GPU configuration (see engine/README.md).
  * --------------------------------------------------------------------------------------------- */
 
-/* Functional-unit pipes (engine/config.py UNITS reads the names from here). */
-enum gs_unit {
-    GS_U_INT = 0, GS_U_FP32, GS_U_FP16, GS_U_FP64, GS_U_SFU, GS_U_TENSOR, GS_U_LDST, GS_U_BRANCH,
-    GS_U_BARRIER, GS_U_MISC, GS_U__COUNT
-};
+/* (enum gs_unit, the functional-unit pipes, is above with gs_sass_cost.) */
 
 /* Warp states: Nsight Compute stall-reason names (engine/recording.py WARP_STATES reads them from here). */
 enum gs_wstate_kind {

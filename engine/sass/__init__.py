@@ -51,7 +51,8 @@ def costs_for(program, tools: Tools | None = None) -> SassCosts:
 
 
 def _to_json(funcs: dict[str, SassFunction]) -> dict:
-    return {name: {"insts": [[i.opcode, i.mods, i.line, int(i.predicated), i.block, i.depth] for i in f.insts],
+    return {name: {"insts": [[i.opcode, i.mods, i.line, int(i.predicated), i.block, i.depth, " ".join(i.dst),
+                              " ".join(i.src)] for i in f.insts],
                    "padding": f.padding, "is_entry": f.is_entry, "registers": f.registers,
                    "stack_bytes": f.stack_bytes, "spill_store_bytes": f.spill_store_bytes,
                    "spill_load_bytes": f.spill_load_bytes} for name, f in funcs.items()}
@@ -60,8 +61,9 @@ def _to_json(funcs: dict[str, SassFunction]) -> dict:
 def _from_json(d: dict) -> dict[str, SassFunction]:
     out = {}
     for name, f in d.items():
-        out[name] = SassFunction(name, [SassInst(str(o), str(m), int(ln), bool(p), int(b), int(d))
-                                        for o, m, ln, p, b, d in f["insts"]],
+        out[name] = SassFunction(name, [SassInst(str(o), str(m), int(ln), bool(p), int(b), int(d),
+                                                 dst=tuple(str(w).split()), src=tuple(str(r).split()))
+                                        for o, m, ln, p, b, d, w, r in f["insts"]],
                                  int(f["padding"]), bool(f["is_entry"]), int(f["registers"]),
                                  int(f["stack_bytes"]), int(f["spill_store_bytes"]), int(f["spill_load_bytes"]))
     return out

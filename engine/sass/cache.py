@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-FORMAT = 3
+FORMAT = 4
 
 
 def cache_dir() -> Path:

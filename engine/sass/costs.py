@@ -27,7 +27,8 @@ from .disasm import SassFunction
 
 
 def _dtype() -> np.dtype:
-    fields = [("issue16", "<u2"), ("pipe16", "<u2"), ("unit", "u1"), ("known", "u1")]
+    fields = [("issue16", "<u2"), ("pipe16", "<u2"), ("unit", "u1"), ("known", "u1"),
+              ("path", ("u1", E.unit["_count"]))]
     return np.dtype({"names": [f for f, _ in fields], "formats": [t for _, t in fields],
                      "offsets": [ffi.offsetof("gs_sass_cost", f) for f, _ in fields],
                      "itemsize": ffi.sizeof("gs_sass_cost")})
@@ -80,6 +81,67 @@ def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
     return {b: max(votes.items(), key=lambda kv: (kv[1], -kv[0]))[0] for b, votes in per_block.items()}
 
 
+# nominal latencies (cycles) that pick the longest dependence path of a line's SASS (configs/h200.toml's
+# [pipes]: int/fp32 4, fp16 6, fp64 8, sfu 17); the engine times the chosen path with the configuration's
+# own latencies. Memory, tensor-core, control and barrier instructions are timed by their own models and
+# are not part of it.
+_PATH_LAT = {"int": 4, "imad": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "conv": 17, "uniform": 4, "misc": 4}
+PATH_UNITS = ("int", "fp32", "fp16", "fp64", "sfu", "misc")
+_UNIT_LAT = {"int": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "misc": 4}
+_PATH_UNIT = {"int": "int", "imad": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64", "sfu": "sfu",
+              "conv": "sfu", "uniform": "int", "misc": "misc"}
+
+
+def _longest_path(insts: list) -> Counter:
+    """The longest chain of dependent instructions (by _PATH_LAT) among `insts` (one block, address order):
+    each reads the last earlier one of them that wrote a register it reads. Returns the chain's
+    instructions per pipe."""
+    best: list[tuple[float, Counter]] = []
+    writer: dict[str, int] = {}
+    for i, si in enumerate(insts):
+        cls = sass_class(si.opcode)
+        lat = _PATH_LAT.get(cls, 0)
+        start, via = 0.0, Counter()
+        for r in si.src:
+            j = writer.get(r)
+            if j is not None and best[j][0] > start:
+                start, via = best[j]
+        path = Counter(via)
+        if lat:
+            path[_PATH_UNIT[cls]] += 1
+        best.append((start + lat, path))
+        for r in si.dst:
+            writer[r] = i
+    return max(best, key=lambda b: b[0])[1] if best else Counter()
+
+
+def _path_per_execution(insts: list, unroll: dict[int, int]) -> Counter:
+    """The dependence path of one execution of a PTX line (the blocks _per_execution uses): per block the
+    longest path of its instructions; in a block holding u copies at most 1/u of them (copies of an
+    unrolled loop that feed each other, an accumulation, make one path of all of them)."""
+    blocks: dict[int, list] = defaultdict(list)
+    depth: dict[int, int] = {}
+    for si in insts:
+        blocks[si.block].append(si)
+        depth[si.block] = si.depth
+    top = max((depth[b], unroll.get(b, 1)) for b in blocks)
+    out: Counter = Counter()
+    out_lat = -1.0
+    for b, bi in blocks.items():
+        u = unroll.get(b, 1)
+        if (depth[b], u) != top:
+            continue
+        path = _longest_path(bi)
+        n = sum(path.values())
+        cap = sum(1 for si in bi if _PATH_LAT.get(sass_class(si.opcode))) / u
+        if n > cap > 0:
+            path = Counter({k: v * cap / n for k, v in path.items()})
+        lat = sum(v * _UNIT_LAT[k] for k, v in path.items())
+        if lat > out_lat:
+            out, out_lat = path, lat
+    return out
+
+
 def _per_execution(insts: list, unroll: dict[int, int]) -> Counter:
     """The SASS classes of one execution of a PTX line: per block its instructions divided by the block's
     unroll factor, from the blocks in the deepest SASS loop it is in (what ptxas hoisted out of a loop
@@ -108,19 +170,73 @@ def _per_execution(insts: list, unroll: dict[int, int]) -> Counter:
     return out
 
 
-def _fully_unrolled(program, in_sass_loop: np.ndarray) -> np.ndarray:
-    """The IR instructions of PTX loops that ptxas unrolled completely (a constant trip count: Triton's
-    GEMM and convolution templates): none of the loop's SASS is inside a SASS loop. Their SASS is one copy
-    per iteration laid out straight, and which copy belongs to which execution cannot be told from the
-    code, so these instructions keep their PTX timing (docs/sass.md)."""
-    n = len(program.insts)
-    out = np.zeros(n, bool)
+def _fully_unrolled(program, in_sass_loop: np.ndarray) -> list[tuple[int, int]]:
+    """The PTX loops that ptxas unrolled completely (a constant trip count: Triton's GEMM and convolution
+    templates): none of the loop's SASS is inside a SASS loop. Returns their [first pc, backward branch]
+    ranges, outermost first."""
     bra = E.op["bra"]
     ops, targets = program.insts["op"], program.insts["target"]
-    for pc in range(n):
-        t = int(targets[pc])
-        if ops[pc] == bra and 0 <= t <= pc and not in_sass_loop[t:pc + 1].any():
-            out[t:pc + 1] = True
+    loops = [(int(targets[pc]), pc) for pc in range(len(program.insts))
+             if ops[pc] == bra and 0 <= int(targets[pc]) <= pc and not in_sass_loop[int(targets[pc]):pc + 1].any()]
+    return sorted(loops, key=lambda r: (r[0], -r[1]))
+
+
+# instructions ptxas never removes nor merges: one SASS copy per execution of an unrolled PTX loop's body
+_ANCHOR_OPS = ("bar", "wgmma_fence", "wgmma_wait", "wgmma_mma", "mma", "wmma_mma")
+
+
+def _trip_count(program, lo: int, hi: int, static: np.ndarray) -> int:
+    """How many copies of the PTX loop [lo, hi] ptxas laid out: the SASS of its barriers and tensor-core
+    instructions (one per copy: never folded), else the most common count among its instructions with
+    SASS (ties to the smaller). 0: nothing to tell it by."""
+    ops = program.insts["op"]
+    anchors = {E.op[o] for o in _ANCHOR_OPS}
+    for pick in (lambda pc: int(ops[pc]) in anchors, lambda pc: True):
+        votes = Counter(int(round(static[pc])) for pc in range(lo, hi + 1) if pick(pc) and static[pc] >= 1)
+        if votes:
+            return max(votes.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+    return 0
+
+
+_TENSOR_OPS = ("wgmma_mma", "mma", "wmma_mma")
+
+
+def _tensor_homes(program, pf, sf: SassFunction, line_pcs: dict[int, list[int]]) -> dict[int, list[int]]:
+    """Tensor-core SASS (HGMMA, HMMA, ...) whose PTX line holds no tensor-core instruction, given to one.
+
+    ptxas's line table does not always give an `HGMMA` the line of its `wgmma.mma_async`: the scheduler
+    interleaves the index arithmetic of the next iteration with the warpgroup's HGMMAs, and an HGMMA without
+    a row of its own takes the line of the instruction before it (`mul.lo.s16`, the descriptor's
+    `add.s64`). Charged there, the `wgmma` would be folded (no SASS of its own: no tensor time) and an
+    integer instruction would take a tensor issue slot. The k-th such instruction (address order) goes to
+    the k-th tensor-core instruction of the function (program order) that got none by its line, cycling
+    (an unrolled loop's copies); when every one got some, to the nearest by PTX line. Returns SASS index
+    -> [pc]."""
+    ops = program.insts["op"]
+    tensor_ops = {E.op[o] for o in _TENSOR_OPS}
+    tpcs = [pc for pc in range(pf.entry_pc, pf.end_pc) if int(ops[pc]) in tensor_ops]
+    if not tpcs:
+        return {}
+    has: set[int] = set()
+    stray: list[int] = []
+    for k, si in enumerate(sf.insts):
+        if sass_class(si.opcode) != "tensor":
+            continue
+        own = [pc for pc in line_pcs.get(si.line, ()) if pf.entry_pc <= pc < pf.end_pc]
+        hit = [pc for pc in own if int(ops[pc]) in tensor_ops]
+        if hit:
+            has.update(hit)
+        else:
+            stray.append(k)
+    free = [pc for pc in tpcs if pc not in has]
+    lines = program.insts["line"]
+    out: dict[int, list[int]] = {}
+    for j, k in enumerate(stray):
+        if free:
+            out[k] = [free[j % len(free)]]
+        else:
+            ln = sf.insts[k].line
+            out[k] = [min(tpcs, key=lambda pc: (abs(int(lines[pc]) - ln), pc))]
     return out
 
 
@@ -132,16 +248,19 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
         line_pcs[int(lines[pc])].append(pc)
     by_name = {f.name: f for f in program.functions}
     per_pc: dict[int, Counter] = {}            # pc -> classes of one execution (the copy with the most SASS)
+    path_pc: dict[int, Counter] = {}           # pc -> its dependence path's instructions per pipe
     in_sass_loop = np.zeros(n, bool)           # pc -> some of its SASS is inside a SASS loop
     static = np.zeros(n)                       # pc -> SASS instructions in the code (all copies)
     kernels = {}
+    fgroups: dict[str, dict[tuple, list]] = {}
     for name, sf in funcs.items():
         pf = by_name.get(name)
         own = sorted((int(lines[pc]), pc) for pc in range(pf.entry_pc, pf.end_pc)) if pf else []
         own_lines = [ln for ln, _ in own]
         groups: dict[tuple, list] = defaultdict(list)   # the pcs that share SASS -> that SASS
-        for si in sf.insts:
-            pcs = line_pcs.get(si.line)
+        rehome = _tensor_homes(program, pf, sf, line_pcs) if pf else {}
+        for k, si in enumerate(sf.insts):
+            pcs = rehome.get(k) or line_pcs.get(si.line)
             if not pcs and own:                  # no IR instruction on that line: the next one in this function
                 i = bisect.bisect_right(own_lines, si.line)
                 pcs = [own[min(i, len(own) - 1)][1]]
@@ -149,31 +268,56 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                 groups[tuple(pcs)].append(si)
                 if si.depth:
                     in_sass_loop[pcs] = True
+        fgroups[name] = groups
+        for pcs, insts in groups.items():
+            for pc in pcs:
+                static[pc] += len(insts) / len(pcs)
+    trip = np.zeros(n, np.int64)                # pc -> copies of its completely unrolled PTX loop (0: none)
+    for lo, hi in _fully_unrolled(program, in_sass_loop):
+        if not trip[lo:hi + 1].any():
+            trip[lo:hi + 1] = _trip_count(program, lo, hi, static) or -1
+    for name, sf in funcs.items():
+        groups = fgroups[name]
         got: dict[int, Counter] = defaultdict(Counter)
+        got_path: dict[int, Counter] = {}
         mapped = 0.0
         unroll = _unroll_factors(groups)
         for pcs, insts in groups.items():
-            one = _per_execution(insts, unroll)
+            t = int(trip[pcs[0]])
+            if t > 0:                           # one copy per iteration, laid out straight: 1/t of them all
+                one = Counter()
+                for si in insts:
+                    one[sass_class(si.opcode)] += 1.0 / t
+                path = _longest_path(insts)
+                cap = sum(1 for si in insts if _PATH_LAT.get(sass_class(si.opcode))) / t
+                k = sum(path.values())
+                if k > cap:
+                    path = Counter({u: v * cap / k for u, v in path.items()})
+            else:
+                one = _per_execution(insts, unroll)
+                path = _path_per_execution(insts, unroll)
             for pc in pcs:
                 for cls, v in one.items():
                     got[pc][cls] += v / len(pcs)
-                static[pc] += len(insts) / len(pcs)
+                got_path[pc] = path                # the instructions of a shared line: each waits for it all
             mapped += len(insts)
         for pc, c in got.items():
             if pc not in per_pc or sum(c.values()) > sum(per_pc[pc].values()):
                 per_pc[pc] = c
+                path_pc[pc] = got_path.get(pc, Counter())
         kernels[name] = KernelSass(name, len(sf.insts), sf.padding, sf.registers, sf.stack_bytes,
                                    sf.spill_store_bytes, sf.spill_load_bytes, mapped)
-    unrolled = _fully_unrolled(program, in_sass_loop)
     costs = np.zeros(n, COST_DT)
     classes: list[dict[str, float]] = []
     for pc in range(n):
         c = per_pc.get(pc, Counter())
         classes.append(dict(c))
-        if unrolled[pc]:
+        if trip[pc] < 0:
             continue                           # known = 0: timed as a PTX instruction
         total = sum(c.values())
         costs[pc]["known"] = 1
+        for u, v in path_pc.get(pc, Counter()).items():
+            costs[pc]["path"][E.unit[u]] = min(255, int(round(v)))
         costs[pc]["issue16"] = min(65535, int(round(16 * total)))
         best, best_work = None, 0.0
         for cls in CLASSES:

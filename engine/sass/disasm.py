@@ -47,6 +47,8 @@ class SassInst:
     block: int = 0            # basic block (a label or a control transfer starts a new one)
     depth: int = 0            # loops around it: backward branches whose range [target, branch] holds it
     self_loop: bool = False   # `L: BRA L` (the end-of-code trap loop)
+    dst: tuple[str, ...] = ()     # registers and predicates it writes (R8, R9, P0, UR4, UP0)
+    src: tuple[str, ...] = ()     # those it reads (the guard predicate included)
 
 
 @dataclass
@@ -96,6 +98,7 @@ def parse_disasm(text: str) -> dict[str, SassFunction]:
             if (labels or ended) and cur.insts:
                 block += 1
             inst = SassInst(m.group(3), m.group(4), line, bool(m.group(2)), block)
+            inst.dst, inst.src = operands(m.group(4), m.group(5), m.group(2))
             ended = inst.opcode in _ENDS_BLOCK
             t = _BRA_SELF.search(m.group(5))
             inst.self_loop = inst.opcode == "BRA" and t is not None and t.group(1) in labels
@@ -113,6 +116,45 @@ def parse_disasm(text: str) -> dict[str, SassFunction]:
                     f.insts[k].depth += 1
         _strip_padding(f)
     return funcs
+
+
+_REG = re.compile(r"^[-!~|]*(U?R|U?P)(\d+)(\.64)?")
+_WIDE_DST = re.compile(r"\.(WIDE|64|128)\b")
+
+
+def _regs(name: str, n: int, wide: bool) -> list[str]:
+    return [f"{name}{n}", f"{name}{n + 1}"] if wide else [f"{name}{n}"]
+
+
+def operands(mods: str, text: str, guard: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The registers and predicates a SASS instruction writes and reads, from nvdisasm's operand text.
+
+    The destination is the first operand when it is a register, with the predicates right after it (the
+    compare's second predicate, a carry out: `ISETP P2, PT, R13, ...`, `LEA R12, P3, R10, ...`); a `.WIDE`
+    or `.64` result is a register pair. Everything else named (registers inside addresses too, `R22.64`
+    as a pair, the guard `@P2`) is read. Constants (RZ, PT, URZ, UPT, immediates, c[..][..]) are neither."""
+    ops = [o.strip() for o in text.split(",")] if text.strip() else []
+    dst: list[str] = []
+    src: list[str] = []
+    k = 0
+    if ops:
+        m = _REG.match(ops[0])
+        if m and not ops[0].startswith(("-", "!", "~", "|")):
+            dst += _regs(m.group(1), int(m.group(2)), bool(m.group(3)) or (m.group(1).endswith("R")
+                                                                           and bool(_WIDE_DST.search(mods))))
+            k = 1
+            while k < len(ops) and re.match(r"^U?P(\d+|T)$", ops[k]):
+                if ops[k][-1] != "T":
+                    dst.append(ops[k])
+                k += 1
+    for o in ops[k:]:
+        for m in re.finditer(r"(?<![\w.])[-!~|]*(U?R|U?P)(\d+)(\.64)?", o):
+            src += _regs(m.group(1), int(m.group(2)), bool(m.group(3)))
+    if guard:
+        g = re.search(r"U?P\d+", guard)
+        if g:
+            src.append(g.group(0))
+    return tuple(dst), tuple(src)
 
 
 def _strip_padding(f: SassFunction) -> None:

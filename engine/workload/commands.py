@@ -111,16 +111,25 @@ def validate_workloads(paths: list[str], config: str = "h200", overrides=None, j
             errs_total.append(abs(s["err_total"]))
         errs_launch += [abs(L["err"]) for L in r["launches"] if L.get("err") is not None]
     passed = sum(1 for r in results if r.get("outputs_pass"))
+    modes = {m: sum((r.get("summary") or {}).get("timing_modes", {}).get(m, 0) for r in results)
+             for m in ("sass", "ptx")}
+    sass_errs = [abs(L["sim_sass_warp_insts"] - L["hw_sass_warp_insts"]) / L["hw_sass_warp_insts"]
+                 for r in results for L in r["launches"]
+                 if L.get("sim_sass_warp_insts") and L.get("hw_sass_warp_insts") and L.get("err") is not None]
     summary = {"workloads": len(results), "outputs_passed": passed,
                "mae_model_total": float(np.mean(errs_total)) if errs_total else None,
                "mae_launch": float(np.mean(errs_launch)) if errs_launch else None,
                "launches": sum(len(r["launches"]) for r in results), "config": config,
+               "timing_modes": modes, "mae_sass_warp_insts": float(np.mean(sass_errs)) if sass_errs else None,
                "wall_s": round(time.perf_counter() - t0, 3)}
     line = (f"{summary['workloads']} workloads, outputs {passed}/{len(results)} pass, {summary['launches']} launches")
     if summary["mae_model_total"] is not None:
         line += (f", whole-model |error| mean {100 * summary['mae_model_total']:.1f}%, per-launch MAE "
                  f"{100 * summary['mae_launch']:.1f}%")
     out(line + f" ({summary['wall_s']:.1f} s)")
+    out(f"timing: {modes['sass']} launch(es) with SASS costs, {modes['ptx']} as PTX"
+        + (f"; SASS warp instructions: MAE {100 * summary['mae_sass_warp_insts']:.1f}% against ncu"
+           if summary["mae_sass_warp_insts"] is not None else ""))
     doc = {"mode": "workloads", "workloads": workloads, "summary": summary}
     if json_path:
         Path(json_path).write_text(json.dumps(doc, indent=1))

@@ -69,7 +69,13 @@ class LaunchRun:
                      l2_hit_rate=st["L2_hit_rate"], l1_hit_rate=st["L1D_hit_rate"],
                      dominant_stall=self.dominant_stall, time_us=st["gpu_tot_sim_time_us"],
                      occupancy_warps_per_sm=st["occupancy_warps_per_sm"],
-                     stalls_per_issue=st["stalls_per_issue"])
+                     stalls_per_issue=st["stalls_per_issue"], timing_mode=st.get("timing_mode"))
+            if st.get("timing_mode_reason"):
+                d["timing_mode_reason"] = st["timing_mode_reason"]
+            if st.get("sass_warp_insts") is not None:
+                d["sim_sass_warp_insts"] = st["sass_warp_insts"]
+        if hw_sass(L) is not None:
+            d["hw_sass_warp_insts"] = hw_sass(L)
         if L.gap_ns is not None:
             d["gap_ns"] = L.gap_ns
         if L.opaque:
@@ -134,6 +140,8 @@ class WorkloadResult:
                 "err_total": (s_both - h_both) / h_both if both else None,
                 "mae_launch": float(np.mean([abs(r.err) for r in both])) if both else None,
                 "warp_insts": sum(r.warp_insts for r in self.launches),
+                "timing_modes": timing_modes(self.launches),
+                "mae_sass_warp_insts": _mae_sass(both),
                 "outputs_pass": self.outputs_pass}
 
     def as_json(self) -> dict:
@@ -144,6 +152,26 @@ class WorkloadResult:
                              "passed": o.passed, "error": o.error, **({"message": o.message} if o.message else {})}
                             for o in self.outputs],
                 "summary": self.summary(), "wall_s": round(self.wall_s, 6)}
+
+
+def hw_sass(L: Launch) -> float | None:
+    """ncu's SASS warp instructions of the launch (the bundle's hardware.launches[i].sass_warp_insts), if a
+    positive number."""
+    v = L.hw.get("sass_warp_insts")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
+def timing_modes(runs: list[LaunchRun]) -> dict[str, int]:
+    """How many timed launches were timed with SASS costs and how many as PTX (docs/sass.md)."""
+    modes = [r.stats.get("timing_mode") for r in runs if r.stats]
+    return {m: modes.count(m) for m in ("sass", "ptx")}
+
+
+def _mae_sass(runs: list[LaunchRun]) -> float | None:
+    """Mean |error| of the SASS warp instructions the simulated PTX stands for against ncu's count."""
+    errs = [abs(r.stats["sass_warp_insts"] - hw_sass(r.launch)) / hw_sass(r.launch)
+            for r in runs if r.stats and r.stats.get("sass_warp_insts") and hw_sass(r.launch) is not None]
+    return float(np.mean(errs)) if errs else None
 
 
 _SPEC_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
@@ -381,8 +409,23 @@ def format_table(res: WorkloadResult) -> str:
     if s["gaps_ns"] is not None:
         tot += f", measured gaps between launches {s['gaps_ns'] / 1000:,.1f} µs"
     lines.append(tot)
+    if s["timed"]:
+        lines.append(mode_line(res.launches, s))
     for o in res.outputs:
         lines.append(f"output {o.output.buffer} {o.output.dtype}{list(o.output.shape)}: "
                      f"{'PASS' if o.passed else 'FAIL'} (error {o.error:.3g}{'; ' + o.message if o.message else ''})")
     lines.append(f"outputs {'PASS' if res.outputs_pass else 'FAIL'}   wall {res.wall_s:.2f} s")
     return "\n".join(lines)
+
+
+def mode_line(runs: list[LaunchRun], s: dict) -> str:
+    """`timing: ...`: how the timed launches were timed (SASS costs or PTX, and why not SASS)."""
+    m = s["timing_modes"]
+    line = f"timing: {m['sass']} launch(es) with SASS costs, {m['ptx']} as PTX"
+    if s.get("mae_sass_warp_insts") is not None:
+        line += f"; SASS warp instructions: MAE {100 * s['mae_sass_warp_insts']:.1f}% against ncu"
+    reasons = sorted({r.stats.get("timing_mode_reason") for r in runs
+                      if r.stats and r.stats.get("timing_mode") == "ptx" and r.stats.get("timing_mode_reason")})
+    if reasons:
+        line += " (PTX: " + "; ".join(reasons) + ")"
+    return line
