@@ -171,7 +171,7 @@ SCHEMA += [
     P("timing.sass", str, "off", "", choices=tuple(SASS_MODES),
       doc="auto: issue each PTX instruction as the SASS ptxas makes of it and take ptxas's register count, "
           "when ptxas and nvdisasm are installed (docs/sass.md); off: time the PTX as written (the default "
-          "until the whole-model bundles gain from it too: docs/sass.md)"),
+          "until both the suite and the bundles gain from it: docs/sass.md, Measured)"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 
