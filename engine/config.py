@@ -160,6 +160,11 @@ SCHEMA += [
     P("dram.banks", int, 16, "banks/channel", 1, 1024),
     P("dram.row_bytes", int, 1024, "bytes", 64, 65536),
     P("dram.row_miss_ns", float, 30.0, "ns", 0, 10000, doc="extra latency of a row-buffer miss"),
+    P("dram.refresh_ns", float, 0.0, "ns", 0, 100000,
+      doc="per-bank refresh: every dram.refresh_interval_ns each bank is busy this long (phases staggered "
+          "over banks and channels by a hash); a request reaching a busy bank waits for the end; 0: no refresh"),
+    P("dram.refresh_interval_ns", float, 0.0, "ns", 0, 1e7,
+      doc="per-bank refresh period (0: no refresh); must exceed dram.refresh_ns"),
 
     P("record.interval_cycles", int, 256, "cycles", 1, 1 << 20, doc="counter sampling interval"),
     P("sim.quantum_cycles", int, 32, "cycles", 1, 4096,
@@ -338,6 +343,8 @@ def _check_consistency(v: dict, where: str) -> None:
     def need(cond, msg):
         if not cond:
             raise ConfigError(f"{where}: {msg}")
+    need(v["dram.refresh_ns"] == 0 or v["dram.refresh_interval_ns"] > v["dram.refresh_ns"],
+         "dram.refresh_interval_ns must exceed dram.refresh_ns (or set dram.refresh_ns = 0: no refresh)")
     need(v["l1.line_bytes"] % v["l1.sector_bytes"] == 0, "l1.line_bytes must be a multiple of l1.sector_bytes")
     need(v["l2.line_bytes"] % v["l2.sector_bytes"] == 0, "l2.line_bytes must be a multiple of l2.sector_bytes")
     fb = v["l2.dram_fetch_bytes"]

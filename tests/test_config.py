@@ -23,6 +23,7 @@ def test_presets_load_and_overrides_apply():
     ("dram.policy=lifo", "dram.policy = 'lifo' is not one of fcfs, open_row, fr_fcfs"),
     ("l2.dram_fetch_bytes=48", "l2.dram_fetch_bytes must be a power-of-two multiple of l2.sector_bytes"),
     ("l2.dram_fetch_bytes=256", "l2.dram_fetch_bytes must be a power-of-two multiple of l2.sector_bytes"),
+    ("dram.refresh_ns=253", "dram.refresh_interval_ns must exceed dram.refresh_ns"),
 ])
 def test_bad_overrides_are_refused_by_name(override, msg):
     with pytest.raises(ConfigError, match=msg):

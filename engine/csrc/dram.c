@@ -26,6 +26,10 @@ int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st) {
     d->sector_cost_w = (uint64_t)llround(d->sector_cost * c->dram_efficiency / c->dram_write_efficiency);
     d->latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
     d->row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
+    if (c->dram_refresh_ns > 0 && c->dram_refresh_interval_ns > c->dram_refresh_ns) {
+        d->refresh = (uint64_t)llround(c->dram_refresh_ns * 1e-9 * clk);
+        d->refresh_period = (uint64_t)llround(c->dram_refresh_interval_ns * 1e-9 * clk);
+    }
     d->ch = calloc(d->nch, sizeof *d->ch);
     if (!d->ch) return -1;
     for (uint32_t i = 0; i < d->nch; i++) {
@@ -84,9 +88,21 @@ static int row_miss(gs_dram *d, gs_dram_chan *ch, uint64_t addr, uint64_t t, uin
     return 1;
 }
 
+/* The first cycle at or after t at which the bank of `addr` in channel `c` is not refreshing. */
+static uint64_t refresh_ready(const gs_dram *d, uint32_t c, uint64_t addr, uint64_t t) {
+    if (!d->refresh_period) return t;
+    uint64_t bank = gs_mix(addr / d->row_bytes) % d->banks;
+    uint64_t phase = gs_mix(((uint64_t)c << 20 | bank) * 0x9E3779B97F4A7C15ull) % d->refresh_period;
+    uint64_t into = (t + d->refresh_period - phase) % d->refresh_period;   /* cycles since its last refresh began */
+    return into < d->refresh ? t + (d->refresh - into) : t;
+}
+
 uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write) {
-    gs_dram_chan *ch = &d->ch[gs_dram_channel_of(d, addr)];
-    uint64_t start = gs_cal_take(&ch->bus, t, write ? d->sector_cost_w : d->sector_cost);
+    uint32_t c = gs_dram_channel_of(d, addr);
+    gs_dram_chan *ch = &d->ch[c];
+    uint64_t ready = refresh_ready(d, c, addr, t);
+    if (ready > t) d->st->dram_refresh_waits++;
+    uint64_t start = gs_cal_take(&ch->bus, ready, write ? d->sector_cost_w : d->sector_cost);
     uint64_t lat = d->latency;
     if (d->policy->rows && row_miss(d, ch, addr, t, start)) lat += d->row_miss;
     if (write) { d->st->dram_write_bytes += d->sector_bytes; ch->iv_wr += d->sector_bytes; }

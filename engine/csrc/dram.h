@@ -4,6 +4,9 @@
  * Contract of gs_dram_access: one sector read or written at channel arrival t; returns the cycle the
  * data is back at the L2 slice (reads) or written (writes), and counts bytes and row hits/misses into
  * the statistics given at init. Channels are chosen by a hash of the address (256-byte granules).
+ * With dram.refresh_ns set, each bank refreshes for that long once every dram.refresh_interval_ns, its
+ * phase a hash of (channel, bank); a request reaching a refreshing bank waits for the end of the refresh
+ * before it takes the bus (the other banks of the channel go on).
  */
 #ifndef GS_DRAM_H
 #define GS_DRAM_H
@@ -34,6 +37,7 @@ typedef struct gs_dram {
     const gs_dram_policy_desc *policy;
     uint64_t sector_cost, sector_cost_w;   /* fixed-point (1/256) cycles per sector and channel */
     uint64_t latency, row_miss;            /* cycles */
+    uint64_t refresh, refresh_period;      /* cycles: a bank is busy `refresh` of every `refresh_period` (0: never) */
     gs_tstats *st;
 } gs_dram;
 

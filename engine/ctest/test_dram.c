@@ -105,11 +105,44 @@ static void test_channels_spread(void) {
     gs_dram_free(&d);
 }
 
+/* Per-bank refresh: 1 GHz, busy 100 of every 1000 cycles. Over a sweep of arrival times (each on a
+ * fresh channel, so the bus never queues) a tenth of the requests wait, each until the refresh ends:
+ * waits of 1..100 cycles, 50.5 on average. Without refresh nobody waits. */
+static void refresh_sweep(double refresh_ns, double interval_ns, uint64_t *waits, uint64_t *extra, uint64_t *maxw) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    c.dram_refresh_ns = refresh_ns;
+    c.dram_refresh_interval_ns = interval_ns;
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    *extra = *maxw = 0;
+    for (uint64_t t = 0; t < 4000; t++) {
+        gs_dram d;
+        CHECK(gs_dram_init(&d, &c, &st) == 0);
+        uint64_t w = gs_dram_access(&d, 4096, t, 0) - t - 100;   /* minus the 100-cycle latency */
+        *extra += w;
+        if (w > *maxw) *maxw = w;
+        gs_dram_free(&d);
+    }
+    *waits = st.dram_refresh_waits;
+}
+
+static void test_refresh_waits(void) {
+    uint64_t waits, extra, maxw;
+    refresh_sweep(100.0, 1000.0, &waits, &extra, &maxw);
+    CHECK_EQ(waits, 400);              /* 4000 arrival cycles = 4 periods, 100 busy cycles in each */
+    CHECK_EQ(maxw, 100);               /* arriving as the refresh starts */
+    CHECK_EQ(extra, 4 * 5050);         /* waits 100, 99, ..., 1 in each period */
+    refresh_sweep(0.0, 1000.0, &waits, &extra, &maxw);
+    CHECK_EQ(waits, 0);
+    CHECK_EQ(extra, 0);
+}
+
 int main(void) {
     test_policy_table();
     test_fcfs_bandwidth_and_latency();
     test_open_row();
     test_fr_fcfs_groups_queued_rows();
     test_channels_spread();
+    test_refresh_waits();
     return check_summary();
 }

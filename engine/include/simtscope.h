@@ -396,6 +396,7 @@ typedef struct gs_tconfig {
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
     uint32_t dram_policy /* enum gs_dram_policy */, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
+    double dram_refresh_ns, dram_refresh_interval_ns;   /* per-bank refresh: busy window and its period (0: none) */
     uint32_t record_interval_cycles, record_mem_sample_period;
     uint32_t sim_quantum_cycles;
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
@@ -418,6 +419,7 @@ typedef struct gs_tstats {
     uint64_t shared_insts, shared_wavefronts, bank_conflicts;
     uint64_t l2_sectors, l2_hits, l2_misses, l2_read_sectors, l2_write_sectors, l2_atomic_ops;
     uint64_t dram_read_bytes, dram_write_bytes, dram_row_hits, dram_row_misses;
+    uint64_t dram_refresh_waits;         /* DRAM accesses that waited for their bank's refresh */
     uint64_t icache_misses;
     uint64_t unit_insts[GS_U__COUNT];
     uint64_t op_counts[GS_OP__COUNT];
