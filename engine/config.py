@@ -51,8 +51,17 @@ SCHEMA: list[P] = [
     P("gpu.sm_clock_mhz", float, 1980.0, "MHz", 100, 5000, doc="SM clock: cycles are SM cycles"),
     P("gpu.kernel_launch_cycles", int, 0, "cycles", 0, 10**7, doc="from launch until the first CTA starts"),
     P("gpu.kernel_end_cycles", int, 0, "cycles", 0, 10**7, doc="from the last warp's end until the kernel ends"),
-    P("gpu.cta_launch_cycles", int, 0, "cycles", 0, 10**6, doc="from a CTA slot freeing until the next CTA runs there"),
+    P("gpu.cta_launch_cycles", int, 0, "cycles", 0, 10**6, doc="from a CTA's dispatch until its first warp can issue"),
     P("gpu.cta_dispatch_per_cycle", float, 1.0, "CTAs/cycle", 0.001, 1024, doc="GPU-wide CTA launch rate"),
+    P("gpu.cta_dispatch_first_cycles", float, 0.0, "cycles", 0, 10**4,
+      doc="dispatcher time of a launch's first CTA on each SM (0: as any CTA, 1 / gpu.cta_dispatch_per_cycle)"),
+    P("gpu.cta_accept_after_start", int, 0, "", 0, 1,
+      doc="1: an SM takes its next CTA only once its previous CTA's warps have started"),
+    P("gpu.cta_release_cycles", int, 0, "cycles", 0, 10**6,
+      doc="from a CTA's last warp leaving until its SM can take another CTA in its place"),
+    P("gpu.warp_launch_cycles", int, 0, "cycles", 0, 10**4, doc="between the starts of consecutive warps of a CTA"),
+    P("gpu.sm_cold_fetch_cycles", int, 0, "cycles", 0, 10**5,
+      doc="a launch's first instruction fetch on each SM (cold instruction cache; with sm.icache = ideal)"),
 
     P("sm.subcores", int, 4, "", 1, 8, doc="sub-cores (warp schedulers) per SM"),
     P("sm.max_warps", int, 64, "warps", 1, 256),
@@ -113,6 +122,8 @@ SCHEMA += [
 
     P("const.latency_cycles", int, 28, "cycles", 1, 10000, doc="ld.const hit (LDC)"),
     P("const.param_latency_cycles", int, 4, "cycles", 1, 10000, doc="ld.param (a constant-bank operand in SASS)"),
+    P("const.param_cold_cycles", int, 0, "cycles", 0, 100000,
+      doc="a launch's first ld.param on each SM: the parameter bank is not yet in its constant cache"),
     P("const.miss_latency_cycles", int, 200, "cycles", 1, 100000),
 
     P("icnt.latency_cycles", int, 100, "cycles", 0, 100000, doc="SM to L2 slice, one way"),

@@ -77,7 +77,8 @@ typedef struct gs_tw {
 
 typedef struct gs_tcta {
     gs_cta cta;                        /* functional state */
-    int used;
+    int used;                          /* 0 free, 1 running, 2 left but its slot not yet released */
+    uint64_t release_at;               /* used == 2: when the SM may take another CTA in its place */
     uint32_t nwarps_left;
     uint16_t slots[64];
     uint32_t nslots;
@@ -116,6 +117,10 @@ typedef struct gs_tsm {
     gs_tcta *ctas;                     /* max_ctas slots */
     gs_subcore *sc;
     uint32_t warps_used, ctas_used, threads_used, regs_used, shared_used;
+    uint32_t ctas_releasing;           /* CTAs that left and still hold their slot (gpu.cta_release_cycles) */
+    uint64_t warm_at;                  /* this launch: its first instruction fetch is in (0: no CTA came yet) */
+    uint64_t param_at;                 /* this launch: the parameter bank is in its constant cache (0: not asked) */
+    uint64_t accept_at;                /* the dispatcher may send it a CTA from then on (its last CTA has started) */
     uint64_t next_event;
     uint64_t min_drain;
     uint64_t *done_mask;               /* bit per warp slot: resident and done (draining), for finish_drains */

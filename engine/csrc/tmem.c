@@ -206,7 +206,12 @@ static uint64_t tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x
         }
         *kind = GS_WS_SHORT_SCOREBOARD;
         uint64_t lat = space == GS_SPACE_PARAM ? cf->const_param_latency_cycles : cf->const_latency_cycles;
-        return now + lat + (distinct - 1);
+        uint64_t t = now + lat + (distinct - 1);
+        if (space == GS_SPACE_PARAM) {       /* the launch's parameter bank reaches this SM's constant cache once */
+            if (!sm->param_at) sm->param_at = now + cf->const_param_cold_cycles;
+            if (t < sm->param_at) t = sm->param_at;
+        }
+        return t;
     }
     if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) {
         uint32_t serial = 1;

@@ -273,6 +273,8 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             memset(sc->q_free, 0, sizeof sc->q_free);
         }
         sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
+        sm->ctas_releasing = 0;
+        sm->warm_at = sm->param_at = sm->accept_at = 0;
         sm->min_drain = GS_NEVER;
         sm->next_event = GS_NEVER;
         memset(sm->done_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->done_mask);
@@ -439,6 +441,20 @@ static void finish(gs_tsim *ts) {
     ts->status = GS_DONE;
 }
 
+/* CTAs that left `sm` by cycle t give their slots back (gpu.cta_release_cycles after their last warp);
+ * *next: the earliest release still to come */
+static void reclaim(gs_tsim *ts, gs_tsm *sm, uint64_t t, uint64_t *next) {
+    for (uint32_t i = 0; i < ts->cfg.sm_max_ctas && sm->ctas_releasing; i++) {
+        gs_tcta *tc = &sm->ctas[i];
+        if (tc->used != 2) continue;
+        if (tc->release_at <= t) {
+            tc->used = 0;
+            sm->ctas_used--;
+            sm->ctas_releasing--;
+        } else if (tc->release_at < *next) *next = tc->release_at;
+    }
+}
+
 /* The GPU-wide CTA dispatcher: at most gpu.cta_dispatch_per_cycle CTAs per cycle, each to the next
  * SM in round-robin order that has room (so the first wave spreads CTA k to SM k mod n, as the
  * hardware's breadth-first distribution does). Places every CTA whose dispatch slot falls before
@@ -448,18 +464,33 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
     while (ts->next_cta < ts->total_ctas && ts->room) {
         uint64_t slot = (uint64_t)ts->dispatch_next;
         if (slot >= end) return slot;
+        uint64_t when = slot > start ? slot : start;
         uint32_t n = c->gpu_num_sms, k = 0;
+        uint64_t wait = GS_NEVER;
         gs_tsm *sm = NULL;
         for (; k < n; k++) {
             gs_tsm *cand = &ts->sms[(ts->rr + k) % n];
-            if (cand->ctas_used < ts->ctas_per_sm) { sm = cand; break; }
+            if (cand->ctas_releasing) reclaim(ts, cand, when, &wait);
+            if (cand->ctas_used < ts->ctas_per_sm) {
+                /* the next SM in order with room takes the CTA once its previous CTA has started (the
+                 * dispatcher waits for it rather than skipping it, so the CTAs stay spread evenly) */
+                if (cand->accept_at <= when) sm = cand;
+                else wait = cand->accept_at;
+                break;
+            }
         }
-        if (!sm) { ts->room = 0; return GS_NEVER; }
-        uint64_t when = slot > start ? slot : start;
+        if (!sm) {
+            if (wait == GS_NEVER) { ts->room = 0; return GS_NEVER; }
+            if (wait >= end) return wait;              /* a slot comes back later: wait for it */
+            ts->dispatch_next = (double)wait;
+            continue;
+        }
         ts->rr = (uint32_t)((sm->id + 1) % n);
+        int first = !sm->warm_at;                      /* the launch's first CTA on this SM */
         if (gs_tsm_launch_cta(ts, sm, ts->next_cta, when)) return GS_NEVER;
         ts->next_cta++;
-        double t = ts->dispatch_next + 1.0 / c->gpu_cta_dispatch_per_cycle;
+        double t = ts->dispatch_next + (first && c->gpu_cta_dispatch_first_cycles > 0 ? c->gpu_cta_dispatch_first_cycles
+                                                                                    : 1.0 / c->gpu_cta_dispatch_per_cycle);
         ts->dispatch_next = t < (double)start ? (double)start : t;
         gs_tsm_refresh_next(ts, sm);
     }
@@ -477,7 +508,7 @@ static int deadlock(gs_tsim *ts, gs_fault *out) {
     for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
         for (uint32_t k = 0; k < ts->cfg.sm_max_ctas; k++)
-            if (sm->ctas[k].used) {
+            if (sm->ctas[k].used == 1) {
                 gs_cta_check_deadlock(&ts->ctx, &sm->ctas[k].cta);
                 ts->status = GS_FAULTED;
                 *out = ts->fault;

@@ -432,8 +432,9 @@ static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now) {
 
 static void free_cta(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
     gs_rec_on_event(&ts->rec, now, GS_EV_CTA_END, sm->id, tc->cta.linear);
-    tc->used = 0;
-    sm->ctas_used--;
+    tc->used = 2;                                   /* its slot comes back gpu.cta_release_cycles later */
+    tc->release_at = now + ts->cfg.gpu_cta_release_cycles;
+    sm->ctas_releasing++;
     sm->threads_used -= tc->cta.nthreads;
     sm->shared_used -= tc->shared_alloc;
     sm->regs_used -= ts->regs_per_warp * tc->nslots;
@@ -494,6 +495,13 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
     sm->shared_used += ts->shared_per_cta;
     sm->regs_used += ts->regs_per_warp * tc->cta.nwarps;
     gs_rec_on_event(&ts->rec, now, GS_EV_CTA_START, sm->id, tc->cta.linear);
+    /* warps start gpu.cta_launch_cycles after the CTA's dispatch, gpu.warp_launch_cycles apart, and not
+     * before the launch's first instruction fetch on this SM has come in (gpu.sm_cold_fetch_cycles) */
+    uint64_t first = now + ts->cfg.gpu_cta_launch_cycles;
+    if (!sm->warm_at)
+        sm->warm_at = first + (ts->cfg.sm_icache == GS_ICACHE_IDEAL ? ts->cfg.gpu_sm_cold_fetch_cycles : 0);
+    if (first < sm->warm_at) first = sm->warm_at;
+    if (ts->cfg.gpu_cta_accept_after_start) sm->accept_at = first;
     uint32_t s = 0;
     for (uint32_t k = 0; k < tc->cta.nwarps; k++) {
         while (s < ts->cfg.sm_max_warps && sm->tw[s].w) s++;
@@ -524,7 +532,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         sc->warps[sc->nwarps++] = (uint16_t)s;
         /* until its first instruction can issue a new warp has none fetched: Nsight's no_instruction
          * ("typical for very short kernels"), not dispatch_stall (an issue held back by the dispatcher) */
-        next_ready(ts, sm, tw, now + ts->cfg.gpu_cta_launch_cycles, GS_WS_NO_INSTRUCTION);
+        next_ready(ts, sm, tw, first + (uint64_t)k * ts->cfg.gpu_warp_launch_cycles, GS_WS_NO_INSTRUCTION);
         tc->slots[tc->nslots++] = (uint16_t)s;
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
         sm->warps_used++;

@@ -367,6 +367,8 @@ typedef struct gs_tconfig {
     double gpu_sm_clock_mhz;
     uint32_t gpu_kernel_launch_cycles, gpu_kernel_end_cycles, gpu_cta_launch_cycles;
     double gpu_cta_dispatch_per_cycle;
+    uint32_t gpu_cta_release_cycles, gpu_warp_launch_cycles, gpu_sm_cold_fetch_cycles, gpu_cta_accept_after_start;
+    double gpu_cta_dispatch_first_cycles;
     uint32_t sm_subcores, sm_max_warps, sm_max_ctas, sm_max_threads, sm_registers, sm_reg_alloc_unit;
     uint32_t sm_max_regs_per_thread, sm_default_regs_per_thread;
     uint32_t sm_l1_shared_kib, sm_shared_max_kib, sm_shared_alloc_unit_bytes, sm_shared_cta_reserved_bytes;
@@ -382,7 +384,7 @@ typedef struct gs_tconfig {
     uint32_t l1_carveouts_kib[16];
     uint32_t l1_carveouts_kib_count;
     uint32_t shared_banks, shared_bank_bytes, shared_latency_cycles, shared_atomic_cycles, shared_conflict_latency_cycles;
-    uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles;
+    uint32_t const_latency_cycles, const_param_latency_cycles, const_miss_latency_cycles, const_param_cold_cycles;
     uint32_t icnt_latency_cycles, icnt_sm_bytes_per_cycle;
     uint32_t l2_size_kib, l2_slices, l2_line_bytes, l2_sector_bytes, l2_assoc, l2_hit_latency_cycles;
     uint32_t l2_bytes_per_cycle, l2_hash /* enum gs_l2_hash */, l2_partitions, l2_far_latency_cycles, l2_interleave_bytes;
