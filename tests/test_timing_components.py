@@ -269,11 +269,11 @@ ALU_INDEPENDENT = """
 
 def test_gto_keeps_issuing_from_one_warp_lrr_rotates():
     """Two warps on one scheduler, each with independent instructions: GTO keeps issuing from the oldest
-    warp while it can, LRR alternates between them."""
+    warp while it can, LRR alternates between them. (Both warps start together: gpu.warp_launch_cycles = 0.)"""
     seqs = {}
     for policy in ("gto", "lrr"):
-        sim = TimingSim("h200", overrides=[f"sm.scheduler={policy}", "sm.subcores=1", "pipes.int.interval_cycles=1"],
-                        record="full")
+        sim = TimingSim("h200", overrides=[f"sm.scheduler={policy}", "sm.subcores=1", "pipes.int.interval_cycles=1",
+                                           "gpu.warp_launch_cycles=0"], record="full")
         k = load_kernel(sim, ALU_INDEPENDENT)
         out = sim.device.to_device(np.zeros(1, np.uint32))
         sel = _selected_order(sim, k, [out, 0], 1, 64)
