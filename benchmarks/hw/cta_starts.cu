@@ -1,5 +1,5 @@
 // cta_starts.cu: when each CTA of a launch starts and ends, per SM (the launch/dispatch questions that
-// gpc__cycles_elapsed.max alone cannot settle; docs/calibration.md 5e, "Left open" and the device request
+// gpc__cycles_elapsed.max alone cannot settle; docs/calibration.md 5f, "Left open" and the device request
 // in the launch helper's notes). Every CTA's thread 0 records, with no other work before it:
 //   smid, clock64 at its first instruction and at its exit, %globaltimer at both (ns, one clock for the GPU)
 // One line per configuration and CTA:
