@@ -174,6 +174,9 @@ SCHEMA += [
     P("dram.refresh_ns", float, 0.0, "ns", 0, 100000,
       doc="per-bank refresh: every dram.refresh_interval_ns each bank is busy this long (phases staggered "
           "over banks and channels by a hash); a request reaching a busy bank waits for the end; 0: no refresh"),
+    P("dram.queue_ns", float, 0.0, "ns", 0, 100000,
+      doc="load-dependent read latency: a read waits queue_ns x u / (1 - u) more, u being the DRAM's booked "
+          "share of its sustained bandwidth, averaged over windows of 1024 cycles (weight 1/4 each; at most 0.9); 0: off"),
     P("dram.refresh_interval_ns", float, 0.0, "ns", 0, 1e7,
       doc="per-bank refresh period (0: no refresh); must exceed dram.refresh_ns"),
 

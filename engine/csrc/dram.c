@@ -26,6 +26,7 @@ int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st) {
     d->sector_cost_w = (uint64_t)llround(d->sector_cost * c->dram_efficiency / c->dram_write_efficiency);
     d->latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
     d->row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
+    d->queue = c->dram_queue_ns * 1e-9 * clk;
     if (c->dram_refresh_ns > 0 && c->dram_refresh_interval_ns > c->dram_refresh_ns) {
         d->refresh = (uint64_t)llround(c->dram_refresh_ns * 1e-9 * clk);
         d->refresh_period = (uint64_t)llround(c->dram_refresh_interval_ns * 1e-9 * clk);
@@ -51,6 +52,7 @@ void gs_dram_free(gs_dram *d) {
 
 void gs_dram_reset(gs_dram *d) {
     for (uint32_t i = 0; i < d->nch; i++) gs_cal_reset(&d->ch[i].bus);
+    d->load_win = d->load_cur = d->load_prev = 0;
 }
 
 void gs_dram_flush(gs_dram *d) {
@@ -104,6 +106,23 @@ uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write) {
     if (ready > t) d->st->dram_refresh_waits++;
     uint64_t start = gs_cal_take(&ch->bus, ready, write ? d->sector_cost_w : d->sector_cost);
     uint64_t lat = d->latency;
+    if (d->queue > 0) {
+        uint64_t cost = write ? d->sector_cost_w : d->sector_cost, w = t / GS_DRAM_LOAD_WINDOW;
+        if (w > d->load_win) {     /* a new window: the finished one (and any empty ones) enter the average */
+            for (uint64_t k = d->load_win; k < w && k < d->load_win + GS_DRAM_LOAD_SPAN; k++)
+                d->load_prev = d->load_prev - d->load_prev / GS_DRAM_LOAD_SPAN +
+                               (k == d->load_win ? d->load_cur : 0) / GS_DRAM_LOAD_SPAN;
+            if (w >= d->load_win + GS_DRAM_LOAD_SPAN) d->load_prev = 0;
+            d->load_cur = 0;
+            d->load_win = w;
+        }
+        d->load_cur += cost;
+        if (!write) {
+            double u = (double)d->load_prev / (256.0 * GS_DRAM_LOAD_WINDOW * d->nch);
+            if (u > 0.9) u = 0.9;
+            lat += (uint64_t)llround(d->queue * u / (1.0 - u));
+        }
+    }
     if (d->policy->rows && row_miss(d, ch, addr, t, start)) lat += d->row_miss;
     if (write) { d->st->dram_write_bytes += d->sector_bytes; ch->iv_wr += d->sector_bytes; }
     else { d->st->dram_read_bytes += d->sector_bytes; ch->iv_rd += d->sector_bytes; }

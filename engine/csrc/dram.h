@@ -6,7 +6,10 @@
  * the statistics given at init. Channels are chosen by a hash of the address (256-byte granules).
  * With dram.refresh_ns set, each bank refreshes for that long once every dram.refresh_interval_ns, its
  * phase a hash of (channel, bank); a request reaching a refreshing bank waits for the end of the refresh
- * before it takes the bus (the other banks of the channel go on).
+ * before it takes the bus (the other banks of the channel go on). With dram.queue_ns set, a read's latency
+ * grows with the DRAM's load u: + queue_ns x u / (1 - u), u at most 0.9, where u is the bus cost booked
+ * on all channels per GS_DRAM_LOAD_WINDOW cycles (averaged over past windows, weight 1/GS_DRAM_LOAD_SPAN
+ * each) over what they sustain in a window: the queueing that streaming loads see (calibration.md 5e).
  */
 #ifndef GS_DRAM_H
 #define GS_DRAM_H
@@ -15,6 +18,8 @@
 #include "calendar.h"
 
 #define GS_FR_ROWS 8                   /* fr_fcfs: distinct rows per bank whose queued requests are tracked */
+#define GS_DRAM_LOAD_WINDOW 1024u      /* dram.queue_ns: cycles of one load window */
+#define GS_DRAM_LOAD_SPAN 4u           /* dram.queue_ns: the load is an exponential average, weight 1/SPAN per window */
 
 /* A row policy: how many rows per bank are remembered and looked up (0: no row model, every access
  * pays the same latency; 1: the open row only; more: rows with requests still queued, FR-FCFS). */
@@ -38,6 +43,8 @@ typedef struct gs_dram {
     uint64_t sector_cost, sector_cost_w;   /* fixed-point (1/256) cycles per sector and channel */
     uint64_t latency, row_miss;            /* cycles */
     uint64_t refresh, refresh_period;      /* cycles: a bank is busy `refresh` of every `refresh_period` (0: never) */
+    double queue;                          /* cycles: dram.queue_ns (0: no load-dependent latency) */
+    uint64_t load_win, load_cur, load_prev;   /* current load window; bus cost booked (all channels) in it; the average before it */
     gs_tstats *st;
 } gs_dram;
 

@@ -137,6 +137,29 @@ static void test_refresh_waits(void) {
     CHECK_EQ(extra, 0);
 }
 
+/* Load-dependent latency (dram.queue_ns = 100 ns = 100 cycles at 1 GHz): 512 one-cycle reads booked in the
+ * first 1,024-cycle window load the channel to 0.5; the next window's reads see the average 0.5 / 4 = 0.125
+ * and wait 100 x 0.125 / 0.875 = 14 cycles more; writes never wait; after 4 idle windows the load is 0. */
+static void test_queue_latency(void) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    c.dram_queue_ns = 100.0;
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    CHECK_EQ(gs_dram_access(&d, 0, 0, 0), 100);                 /* an idle DRAM: no extra */
+    for (uint64_t t = 1; t < 512; t++) gs_dram_access(&d, 0, t, 0);
+    CHECK_EQ(gs_dram_access(&d, 0, 1024, 0), 1024 + 100 + 14);
+    CHECK_EQ(gs_dram_access(&d, 0, 1100, 1), 1100 + 100);       /* a write: no extra */
+    CHECK_EQ(gs_dram_access(&d, 0, 10 * 1024, 0), 10 * 1024 + 100);
+    gs_dram_free(&d);
+    c.dram_queue_ns = 0.0;                                      /* off: the same sequence waits nowhere */
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (uint64_t t = 0; t < 512; t++) gs_dram_access(&d, 0, t, 0);
+    CHECK_EQ(gs_dram_access(&d, 0, 1024, 0), 1124);
+    gs_dram_free(&d);
+}
+
 int main(void) {
     test_policy_table();
     test_fcfs_bandwidth_and_latency();
@@ -144,5 +167,6 @@ int main(void) {
     test_fr_fcfs_groups_queued_rows();
     test_channels_spread();
     test_refresh_waits();
+    test_queue_latency();
     return check_summary();
 }

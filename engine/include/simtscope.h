@@ -399,6 +399,7 @@ typedef struct gs_tconfig {
     uint32_t dram_policy /* enum gs_dram_policy */, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
     double dram_refresh_ns, dram_refresh_interval_ns;   /* per-bank refresh: busy window and its period (0: none) */
+    double dram_queue_ns;          /* reads wait dram_queue_ns x u/(1-u) more, u: the DRAM's recent load (0: off) */
     uint32_t record_interval_cycles, record_mem_sample_period;
     uint32_t sim_quantum_cycles;
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
