@@ -93,6 +93,21 @@ SCHEMA: list[P] = [
     P("sm.wgmma_chain_in_pipe", int, 0, "", 0, 1,
       doc="1: a wgmma accumulating into registers an earlier wgmma writes issues when the tensor pipe is free "
           "(the SASS issues such HGMMAs back to back); 0: it waits for the earlier result"),
+    P("sm.wgmma_issue_cycles", int, 16, "cycles", 1, 10000,
+      doc="wgmma pipe model (with sm.wgmma_chain_in_pipe): cycles from a warp's wgmma to its next issue"),
+    P("sm.wgmma_latency_cycles", int, 41, "cycles", 1, 100000,
+      doc="wgmma from its start in the tensor pipe to its group's completion with A in registers, "
+          "plus N x sm.wgmma_cycles_per_n"),
+    P("sm.wgmma_smem_a_cycles", int, 13, "cycles", 0, 10000,
+      doc="added to a wgmma's latency when A comes from a shared-memory descriptor"),
+    P("sm.wgmma_queue", int, 6, "instructions", 1, 1024,
+      doc="wgmma a sub-core's tensor pipe accepts beyond the one it runs; a warp whose wgmma would exceed it waits"),
+    P("sm.wgmma_reads_block_loads", int, 0, "", 0, 1,
+      doc="1: a wgmma's shared-memory operand reads (operand bytes / l1.bytes_per_cycle) take the SM's LSU in "
+          "issue order, so global loads issued after it wait for them"),
+    P("sm.wgmma_cycles_per_n", float, 0.5, "cycles", 0.001, 1000,
+      doc="tensor-pipe cycles of one wgmma per column of N (any input type: K scales inversely with the element "
+          "size); a wgmma takes at least its operands' shared-memory bytes over l1.bytes_per_cycle"),
 ]
 for u in UNITS:
     SCHEMA.append(P(f"pipes.{u}.latency_cycles", int, 4, "cycles", 1, 100000))

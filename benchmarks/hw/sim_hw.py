@@ -3,7 +3,8 @@ with nvcc -ptx) in simtscope's timing model and prints the figures the hardware 
 hardware's where a result file exists. Run from the repository root with the project's Python:
 
     python benchmarks/hw/sim_hw.py launch [--hw RESULTS.jsonl] [--only REGEX]   # cycles per launch configuration
-    python benchmarks/hw/sim_hw.py wgmma                               # in-kernel cycles per group, D checked
+    python benchmarks/hw/sim_hw.py wgmma [--only REGEX] [--set sm.wgmma_chain_in_pipe=1]   # cycles per group vs the H200
+                                                                       # (the switch: the measured wgmma pipe, calibration.md 5g)
 
 launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
 gpc__cycles_elapsed.max) for every configuration of ncu_launch.cu's result file, beside the H200's
@@ -134,6 +135,14 @@ def launch(args) -> None:
 
 
 # ------------------------------------------------------------------------------------------- wgmma
+DT = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 3, "s8": 4}
+ENCODE = {0: {-2: 0xC000, -1: 0xBC00, 0: 0, 1: 0x3C00, 2: 0x4000},
+          1: {-2: 0xC000, -1: 0xBF80, 0: 0, 1: 0x3F80, 2: 0x4000},
+          3: {-2: 0xC0, -1: 0xB8, 0: 0, 1: 0x38, 2: 0x40}}
+ESIZE = {0: 2, 1: 2, 2: 4, 3: 1, 4: 1}
+K_BOFF = 8192
+
+
 def aval(m, k):
     return ((m * 3 + k * 5 + (m * k) % 3) % 5) - 2
 
@@ -142,8 +151,12 @@ def bval(n, k):
     return ((n * 7 + k * 3 + (n * k) % 2) % 5) - 2
 
 
-F16 = {-2: 0xC000, -1: 0xBC00, 0: 0, 1: 0x3C00, 2: 0x4000}
-K_BOFF = 8192
+def encode(dt, v):
+    if dt == 2:
+        return struct.unpack("<I", struct.pack("<f", float(v)))[0]
+    if dt == 4:
+        return v & 0xff
+    return ENCODE[dt][v]
 
 
 def offs(sw, mn, kb):
@@ -153,74 +166,109 @@ def offs(sw, mn, kb):
     return o ^ (((o >> 7) & 7) << 4)
 
 
-def image(n, sw):
+def image(dt, n, sw):
+    """wgmma.cu's image(): A (64 rows) at 0, B (n rows) at K_BOFF, K-major, in the form's element type"""
     img = bytearray(K_BOFF + 256 * 128)
-    rowb = 128 if sw else 32
+    es, rowb = ESIZE[dt], (128 if sw else 32)
     for rows, base, val in ((64, 0, aval), (n, K_BOFF, bval)):
         for r in range(rows):
-            for kb in range(0, rowb, 2):
-                struct.pack_into("<H", img, base + offs(sw, r, kb), F16[val(r, kb // 2)])
+            for kb in range(0, rowb, es):
+                img[base + offs(sw, r, kb):base + offs(sw, r, kb) + es] = encode(dt, val(r, kb // es)).to_bytes(es, "little")
     return bytes(img)
 
 
-WGMMA_CASES = [  # (form, N, accumulators, wgmma per group, wait_group, launch bound, swizzle, warpgroups)
-    ("F16F32_N64", 64, 1, 1, 0, 128, 1, 1), ("F16F32_N256", 256, 1, 1, 0, 128, 1, 1),
-    ("F16F32_N64", 64, 1, 16, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 16, 0, 128, 1, 1),
-    ("F16F32_N256", 256, 1, 16, 0, 128, 1, 1), ("F16F32_N64", 64, 1, 16, 0, 128, 0, 1),
-    ("F16F32_N128", 128, 1, 4, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 4, 1, 128, 1, 1),
-    ("F16F32_N128", 128, 2, 16, 0, 128, 1, 1), ("F16F32_N128", 128, 1, 16, 0, 512, 1, 4),
-]
+def hw_wgmma(path: str) -> list[dict]:
+    """the RESULT lines of wgmma.cu (benchmarks/hw/results/h200_wgmma.out) that time wgmma groups"""
+    out = []
+    for ln in pathlib.Path(path).read_text().splitlines():
+        if ln.startswith("RESULT "):
+            r = json.loads(ln[7:])
+            if r["kernel"] == "wg_kernel":
+                out.append(r)
+    return out
+
+
+def case_of(r: dict) -> dict:
+    """kernel template arguments and launch parameters of one hardware RESULT"""
+    e, name = r["extra"], r["name"]
+    group = name.split("_")[0]
+    form = name.split("_")[1].upper() + f"_N{e['n']}"
+    wgs, u = e["warpgroups"], e["wgmma_per_group"]
+    maxt = (256 if e["n"] == 256 else 512) if group == "multi" else (256 if wgs == 2 else 128)
+    return dict(name=name, group=group, form=form, n=e["n"], k=e["k"], nacc=e["accumulators"], u=u,
+                wait=e["wait_group"], maxt=maxt, sw=e["swizzle128"], wgs=wgs, mma_wgs=e["mma_warpgroups"],
+                nload=e["loads_per_thread_per_group"], dram=name.endswith("_dram"), dt=DT[e["a_type"]],
+                acc16=e["acc_type"] == "f16", hw=e["cycles_per_group_slowest_wg"], check_ok=e["check_ok"])
 
 
 def mangle(form, nacc, u, wait, maxt):
     return f"_Z9wg_kernelI{len(form)}{form}Li{nacc}ELi{u}ELi{wait}ELi{maxt}EEv6Params"
 
 
+def sim_case(sim, ptx, c, iters):
+    """cycles per group of the slowest warpgroup (wgmma.cu's cycles_per_group_slowest_wg: the model's warp
+    scheduler does not share the tensor pipe fairly between warpgroups as the H200 does, so warpgroup 0's own
+    figure, which the RESULT's value is, would show the arbitration rather than the throughput), cycles
+    from the first clock64 of a group to the end of its commit (issue), and the D check (None: not checked)"""
+    dev = sim.device
+    name = mangle(c["form"], c["nacc"], c["u"], c["wait"], c["maxt"])
+    k = dev.load_ptx(one_entry(ptx, name)).kernel(name)
+    img = image(c["dt"], c["n"], c["sw"])
+    d_img = dev.to_device(np.frombuffer(img, np.uint8))
+    gbytes = 64 << 20
+    d_g = dev.alloc((gbytes // 4,), np.uint32)
+    d_cyc, d_icyc, d_sink = (dev.alloc((16,), np.uint64) for _ in range(3))
+    d_out = dev.alloc((128 * 128,), np.float32)
+    p = struct.pack("<QiiiiiiQQQQQQ", d_img.addr, len(img), c["sw"], iters, c["mma_wgs"], c["nload"], 0, d_g.addr,
+                    (gbytes if c["dram"] else 16 << 20) // 16 - 1, d_cyc.addr, d_icyc.addr, d_sink.addr, d_out.addr)
+    sim.flush()
+    if c["nload"] and not c["dram"]:      # L2-resident loads: a first launch brings the lines into L2
+        sim.launch(k, 1, 128 * c["wgs"], (p,), shared=120 * 1024)
+    sim.launch(k, 1, 128 * c["wgs"], (p,), shared=120 * 1024)
+    per_group = float(dev.from_device(d_cyc)[:c["wgs"]].max()) / (iters * 4)
+    issue = float(dev.from_device(d_icyc)[0]) / ((iters + 1) * 4)
+    if not c["mma_wgs"] or not c["u"] or c["acc16"]:
+        return per_group, issue, None
+    n, slices = c["n"], (4 if c["sw"] else 1)
+    steps = (iters + 1) * 4 * c["u"]
+    d = dev.from_device(d_out)[:128 * n // 2].reshape(128, n // 2)
+    ok = True
+    for tid in range(0, 128, 5):
+        r, lane = tid // 32, tid % 32
+        g, t = lane // 4, lane % 4
+        for i in range(0, n // 2, 3):
+            j, e = i // 4, i % 4
+            row, col = 16 * r + g + (8 if e >= 2 else 0), 8 * j + 2 * t + (e & 1)
+            ref = sum(aval(row, kk) * bval(col, kk) for kk in range(c["k"] * slices)) * (steps // slices)
+            ok &= bool(d[tid, i] == ref)
+    return per_group, issue, ok
+
+
 def wgmma(args) -> None:
     ptx = ptx_of("wgmma.cu", "sm_90a")
     sim = TimingSim("h200", overrides=args.set)
-    dev = sim.device
-    iters = args.iters
-    print(f"{'form':12s} {'swz':>3s} {'U':>3s} {'acc':>3s} {'wait':>4s} {'WGs':>3s} {'cyc/group':>9s} "
-          f"{'cyc/wgmma':>9s} {'FLOP/clk/SM':>11s} {'D ok':>5s}")
-    for form, n, nacc, u, wait, maxt, sw, wgs in WGMMA_CASES:
-        name = mangle(form, nacc, u, wait, maxt)
-        k = dev.load_ptx(one_entry(ptx, name)).kernel(name)
-        img = image(n, sw)
-        d_img = dev.to_device(np.frombuffer(img, np.uint8))
-        d_g = dev.alloc((1 << 16,), np.uint32)
-        d_cyc = dev.alloc((16,), np.uint64)
-        d_icyc = dev.alloc((16,), np.uint64)
-        d_sink = dev.alloc((16,), np.uint64)
-        d_out = dev.alloc((128 * 128,), np.float32)
-        p = struct.pack("<QiiiiiiQQQQQQ", d_img.addr, len(img), sw, iters, wgs, 0, 0, d_g.addr, (1 << 14) - 1,
-                        d_cyc.addr, d_icyc.addr, d_sink.addr, d_out.addr)
-        sim.flush()
-        sim.launch(k, 1, 128 * wgs, (p,), shared=120 * 1024)
-        cyc = dev.from_device(d_cyc)[:wgs].astype(float)
-        per_group = cyc.max() / (iters * 4)
-        steps = (iters + 1) * 4 * u
-        d = dev.from_device(d_out)[:128 * n // 2].reshape(128, n // 2)
-        slices = 4 if sw else 1
-        ok = True
-        for tid in range(0, 128, 5):
-            r, lane = tid // 32, tid % 32
-            g, t = lane // 4, lane % 4
-            for i in range(n // 2):
-                j, e = i // 4, i % 4
-                row, col = 16 * r + g + (8 if e >= 2 else 0), 8 * j + 2 * t + (e & 1)
-                ref = sum(aval(row, kk) * bval(col, kk) for kk in range(16 * slices)) * (steps // slices)
-                ok &= d[tid, i] == ref
-        flops = wgs * u * 2 * 64 * n * 16 / per_group
-        print(f"{form:12s} {sw:3d} {u:3d} {nacc:3d} {wait:4d} {wgs:3d} {per_group:9.1f} {per_group / u:9.1f} "
-              f"{flops:11.0f} {'yes' if ok else 'NO':>5s}", flush=True)
+    cases = [case_of(r) for r in hw_wgmma(args.hw or str(HW / "results" / "h200_wgmma.out"))]
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, c["name"])]
+    print(f"{'case (wgmma.cu RESULT name)':60s} {'H200':>8s} {'model':>8s} {'error':>7s} {'issue':>7s} {'D ok':>4s}")
+    errs = {}
+    for c in cases:
+        got, issue, ok = sim_case(sim, ptx, c, args.iters)
+        err = 100 * (got - c["hw"]) / c["hw"]
+        errs.setdefault(c["group"], []).append(abs(err))
+        print(f"{c['name']:60s} {c['hw']:8.1f} {got:8.1f} {err:+6.1f}% {issue:7.1f} "
+              f"{'-' if ok is None else 'yes' if ok else 'NO':>4s}", flush=True)
+    print("mean |error| by group: " + ", ".join(f"{g} {sum(v) / len(v):.1f}% ({len(v)})" for g, v in errs.items()))
+    allv = [x for v in errs.values() for x in v]
+    print(f"all {len(allv)} cases: mean |error| {sum(allv) / len(allv):.1f}%, max {max(allv):.1f}%")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["launch", "wgmma"])
-    ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run)")
-    ap.add_argument("--only", help="launch: run only configurations whose name matches this regular expression")
+    ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run); wgmma: wgmma.cu's "
+                    "output (default benchmarks/hw/results/h200_wgmma.out)")
+    ap.add_argument("--only", help="a regular expression the configuration (launch) or RESULT (wgmma) names must match")
     ap.add_argument("--iters", type=int, default=4, help="wgmma: timed iterations (x 4 groups)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
     a = ap.parse_args()

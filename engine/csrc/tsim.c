@@ -270,6 +270,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             sc->next_check = 0;
             sc->carry16 = 0;
             memset(sc->unit_free, 0, sizeof sc->unit_free);
+            sc->wgmma_free = 0;
             memset(sc->q_free, 0, sizeof sc->q_free);
         }
         sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;

@@ -20,6 +20,7 @@
 #include "timing.h"
 #include "warpsched.h"
 #include "trace_src.h"
+#include "exec.h"
 
 #define GS_MAX_ISSUE_PER_CYCLE 8           /* SASS timing: folded instructions issued with others in a cycle */
 
@@ -253,6 +254,35 @@ static double tensor_units(const gs_xinst *x) {
     return u < 0.25 ? 0.25 : u;
 }
 
+/* wgmma in the tensor pipe (sm.wgmma_chain_in_pipe; docs/calibration.md, "wgmma on the H200"): each warp's
+ * share of a wgmma (16 rows x N) occupies its sub-core's pipe for the longer of N x wgmma_cycles_per_n (the
+ * math, whatever the input type: K x element size is 32 bytes in every form) and the warpgroup's operand
+ * bytes over the SM's shared-memory bandwidth (l1.bytes_per_cycle): B is N x 32 bytes, A 64 x 32 bytes when
+ * it comes from shared memory. (The shared-memory port itself is not taken: its contention with other
+ * shared-memory traffic is not modelled.) With wgmma_reads_block_loads the reads are queued in the LSU's order at issue,
+ * so global accesses issued after a wgmma wait until its operands are read. A wgmma starts when the pipe is free and completes wgmma_latency_cycles + N x
+ * wgmma_cycles_per_n (+ wgmma_smem_a_cycles with A from shared memory) after its start. The pipe accepts
+ * wgmma_queue more while it runs one: a warp may issue a wgmma once the pipe's backlog is at most that many
+ * of this one's occupancy (unit_free), and issues its next instruction wgmma_issue_cycles later. Returns
+ * the completion cycle. */
+static uint64_t wgmma_time(const gs_tconfig *cf, gs_tsm *sm, gs_subcore *sc, const gs_xinst *x, uint64_t now) {
+    double n = (double)(((x->aux >> 24) & 0xff) * 8);
+    int a_smem = gs_top(x, 1)->kind != GS_OK_VEC;
+    double occ = n * cf->sm_wgmma_cycles_per_n;
+    double port = 32.0 * (n + (a_smem ? 64.0 : 0.0)) / (double)cf->l1_bytes_per_cycle;
+    if (port > occ) occ = port;
+    if (cf->sm_wgmma_reads_block_loads)   /* the warp's share (a quarter) of the operand reads, in the LSU's order */
+        gs_res_take(&sm->lsu, now + 1, (uint64_t)(port / 4.0 * (double)(1u << GS_FIX)));
+    uint64_t busy = (uint64_t)(occ + 0.5);
+    if (busy < 1) busy = 1;
+    uint64_t start = sc->wgmma_free > now ? sc->wgmma_free : now;
+    sc->wgmma_free = start + busy;
+    uint64_t backlog = (uint64_t)cf->sm_wgmma_queue * busy;
+    sc->unit_free[GS_U_TENSOR] = sc->wgmma_free > now + backlog ? sc->wgmma_free - backlog : now + 1;
+    return start + cf->sm_wgmma_latency_cycles + (uint64_t)(n * cf->sm_wgmma_cycles_per_n + 0.5) +
+           (a_smem ? cf->sm_wgmma_smem_a_cycles : 0);
+}
+
 static void release_barrier_waiters(gs_tsim *ts, gs_tsm *sm, gs_tcta *tc, uint64_t now) {
     for (uint32_t i = 0; i < tc->nslots; i++) {
         gs_tw *o = &sm->tw[tc->slots[i]];
@@ -335,7 +365,8 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     } else if (sa && sa->unit == unit && sa->pipe16 > 16) {
         interval = (sa->pipe16 * interval + 8) / 16;
     }
-    if (!folded) sc->unit_free[unit] = now + interval;
+    int wg_pipe = x->op == GS_OP_WGMMA_MMA && wg_chain(ts);
+    if (!folded && !wg_pipe) sc->unit_free[unit] = now + interval;
     /* result latency */
     uint64_t done;
     uint8_t kind = GS_WS_WAIT;
@@ -360,6 +391,8 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         }
     } else if (folded) {
         done = now;
+    } else if (wg_pipe) {
+        done = wgmma_time(cf, sm, sc, x, now);
     } else {
         done = now + cf->pipes_latency_cycles[unit] + tensor_extra + sass_extra;
         if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
@@ -369,8 +402,11 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
             kind |= REG_WGMMA_ACC;
             if (done > tw->wg_open) tw->wg_open = done;
         } else if (x->op == GS_OP_WGMMA_COMMIT) {
+            /* an empty group is a no-op HGMMA in SASS (m64n8k16, no operands): it completes like one */
+            uint64_t t = tw->wg_open ? tw->wg_open
+                                     : now + cf->sm_wgmma_latency_cycles + (uint64_t)(8 * cf->sm_wgmma_cycles_per_n + 0.5);
             if (tw->wg_count == 8) { tw->wg_head = (uint8_t)((tw->wg_head + 1) % 8); tw->wg_count--; }
-            tw->wg_group[(tw->wg_head + tw->wg_count) % 8] = tw->wg_open > now ? tw->wg_open : now;
+            tw->wg_group[(tw->wg_head + tw->wg_count) % 8] = t > now ? t : now;
             tw->wg_count++;
             tw->wg_open = 0;
         } else if (x->op == GS_OP_WGMMA_WAIT) {
@@ -393,7 +429,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         if (gs_is_pend(done)) gs_pend_fix(pd, tw->slot, GS_FIX_PRED, (uint32_t)x->pwr[i]);
     }
     /* what happens next for this warp */
-    uint64_t earliest = folded ? now : now + cf->sm_dispatch_latency_cycles;
+    uint64_t earliest = folded ? now : now + (wg_pipe ? cf->sm_wgmma_issue_cycles : cf->sm_dispatch_latency_cycles);
     int dflt = GS_WS_WAIT;
     if (unit == GS_U_BRANCH && !folded) { earliest = now + cf->pipes_latency_cycles[GS_U_BRANCH]; dflt = GS_WS_BRANCH_RESOLVING; }
     if (x->op == GS_OP_MEMBAR) { earliest = gs_pend_max(pd, tw->acked_at, 0, earliest); dflt = GS_WS_MEMBAR; }

@@ -377,6 +377,12 @@ typedef struct gs_tconfig {
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
     uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */
+    uint32_t sm_wgmma_issue_cycles;    /* wgmma pipe (with chain_in_pipe, tsm.c wgmma_time): a warp's next issue */
+    uint32_t sm_wgmma_latency_cycles;  /*   issue (pipe start) to completion, A in registers, + N x cycles_per_n */
+    uint32_t sm_wgmma_smem_a_cycles;   /*   added when A comes from a shared-memory descriptor */
+    uint32_t sm_wgmma_queue;           /*   wgmma a sub-core's tensor pipe holds beyond the one it runs */
+    uint32_t sm_wgmma_reads_block_loads;   /*   1: its operand reads hold back later global accesses (LSU order) */
+    double sm_wgmma_cycles_per_n;      /*   pipe cycles per column of N (with the operands' shared-memory reads) */
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
