@@ -105,6 +105,7 @@ GS_HANDLER(h_mbarrier) {
     uint8_t *ptr[GS_WARP];
     int sub = x->sub;
     if (sub == GS_MBAR_PENDING_COUNT) {                   /* count, state: no memory access */
+        if (x->ops[0] == NO_SLOT) return GS_X_NEXT;      /* count to the sink '_' */
         uint64_t *d = gs_opr(w, x, 0);
         const uint64_t *s = gs_opr(w, x, 1);
         GS_LANES(m, l, d[l] = mbar_unpack(s[l]).pending);

@@ -81,6 +81,7 @@ GS_HANDLER(h_ld) {
     compute_addrs(w, x, m);
     if (gs_mem_resolve(c, w, x, x->space, m, (uint32_t)(es * n), (uint32_t)(es * n), 0, ptr)) return GS_X_FAULT;
     uint64_t dm = dst_mask(x);
+    if (n == 1 && x->ops[0] == 0xffffffffu) return GS_X_NEXT;   /* ld to the sink '_': access, no write */
     if (es == 4 && !sign && n == 1) {     /* the common case */
         uint64_t *d = gs_opr(w, x, 0);
         GS_LANES(m, l, { uint32_t v; memcpy(&v, ptr[l], 4); d[l] = v; });
