@@ -30,31 +30,38 @@ typedef struct gs_cal {
     gs_calcell *cell;               /* per cycle (ring of GS_CAL_SPAN) */
     uint64_t base;                  /* oldest cycle remembered */
     uint64_t first_free;            /* no free capacity in [base, first_free) */
+    uint64_t lo, hi;                /* only cycles in [lo, hi) can have non-zero cells (lo == hi: none) */
 } gs_cal;
 
 static inline int gs_cal_init(gs_cal *c) {
     c->cell = calloc(GS_CAL_SPAN, sizeof *c->cell);
-    c->base = c->first_free = 0;
+    c->base = c->first_free = c->lo = c->hi = 0;
     return c->cell ? 0 : -1;
 }
 static inline void gs_cal_free(gs_cal *c) { free(c->cell); c->cell = NULL; }
+
+/* zero the cells of cycles [a, b), b - a <= GS_CAL_SPAN: one or two runs of the ring */
+static inline void gs_cal_zero(gs_cal *c, uint64_t a, uint64_t b) {
+    if (b <= a) return;
+    uint64_t i = a & (GS_CAL_SPAN - 1), n = b - a, first = GS_CAL_SPAN - i < n ? GS_CAL_SPAN - i : n;
+    memset(c->cell + i, 0, first * sizeof *c->cell);
+    memset(c->cell, 0, (n - first) * sizeof *c->cell);
+}
+
+/* Forgetting clears only the cycles that were booked ([lo, hi)): a calendar used now and then would
+ * otherwise clear half its ring on every use after a long gap. */
 static inline void gs_cal_reset(gs_cal *c) {
-    if (c->cell) memset(c->cell, 0, GS_CAL_SPAN * sizeof *c->cell);
-    c->base = c->first_free = 0;
+    if (c->cell) gs_cal_zero(c, c->lo, c->hi);
+    c->base = c->first_free = c->lo = c->hi = 0;
 }
 
 /* forget cycles before `to` */
 static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
     if (to <= c->base) return;
-    if (to - c->base >= GS_CAL_SPAN) {
-        memset(c->cell, 0, GS_CAL_SPAN * sizeof *c->cell);
-    } else {
-        /* the ring's cells [base, to): one or two runs */
-        uint64_t i = c->base & (GS_CAL_SPAN - 1), n = to - c->base, first = GS_CAL_SPAN - i < n ? GS_CAL_SPAN - i : n;
-        memset(c->cell + i, 0, first * sizeof *c->cell);
-        memset(c->cell, 0, (n - first) * sizeof *c->cell);
-    }
+    gs_cal_zero(c, c->lo, to < c->hi ? to : c->hi);
     c->base = to;
+    if (c->lo < to) c->lo = to;
+    if (c->hi < c->lo) c->hi = c->lo;
     if (c->first_free < to) c->first_free = to;
 }
 
@@ -86,6 +93,9 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
         cost -= take;
         k++;
     }
+    /* booked: [start, k); skip distances are written only on full, hence booked, cycles */
+    if (c->lo == c->hi) { c->lo = start; c->hi = k; }
+    else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
     while (c->first_free < end && c->cell[c->first_free & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL &&
            c->first_free >= c->base) {
         uint16_t d = c->cell[c->first_free & (GS_CAL_SPAN - 1)].skip;

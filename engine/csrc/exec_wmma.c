@@ -26,6 +26,7 @@
  */
 #include "addr.h"
 #include "tensor.h"
+#include "tc_mac.h"
 
 enum { SHAPE_M16N16K16 = 1, SHAPE_M32N8K16 = 2, SHAPE_M8N32K16 = 3, SHAPE_M16N16K8 = 4 };
 
@@ -34,6 +35,7 @@ typedef struct {
     int col_order;         /* 1: runs go down columns (B), 0: along rows */
     int e;                 /* distinct elements per lane */
     int bits, p;           /* element bits, elements per register */
+    int rshift, cshift;    /* log2 of rows, cols (every shape's sides are powers of two) */
 } frag;
 
 static int mnk(int shape, int *m, int *n, int *k) {
@@ -56,14 +58,16 @@ static int frag_of(int shape, int kind, int t, frag *f) {
     f->e = f->rows * f->cols / GS_WARP;
     f->bits = tc_bits(t);
     f->p = 32 / f->bits;
+    f->rshift = __builtin_ctz((unsigned)f->rows);
+    f->cshift = __builtin_ctz((unsigned)f->cols);
     return 1;
 }
 
 /* matrix coordinates of distinct element e of lane l */
 static inline void frag_coord(const frag *f, int l, int e, int *i, int *j) {
     int idx = l * f->e + e;
-    if (f->col_order) { *j = idx / f->rows; *i = idx % f->rows; }
-    else { *i = idx / f->cols; *j = idx % f->cols; }
+    if (f->col_order) { *j = idx >> f->rshift; *i = idx & (f->rows - 1); }
+    else { *i = idx >> f->cshift; *j = idx & (f->cols - 1); }
 }
 
 /* does a fragment of nregs registers fit f (a whole number of copies of the E elements)? */
@@ -108,17 +112,21 @@ GS_HANDLER(h_wmma_load) {
         if (e == 0) memcpy(first, w->maddr, sizeof first);
         record_elements(c, w, (uint32_t)es);
         if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 0, ptr)) return GS_X_FAULT;
-        for (int l = 0; l < GS_WARP; l++) {
-            uint32_t v = 0;
-            memcpy(&v, ptr[l], (size_t)es);
-            vals[l][e] = v;
+        if (es == 2) {                            /* (a constant size: no library call per lane) */
+            for (int l = 0; l < GS_WARP; l++) { uint16_t v; memcpy(&v, ptr[l], 2); vals[l][e] = v; }
+        } else if (es == 4) {
+            for (int l = 0; l < GS_WARP; l++) { uint32_t v; memcpy(&v, ptr[l], 4); vals[l][e] = v; }
+        } else {
+            for (int l = 0; l < GS_WARP; l++) vals[l][e] = *ptr[l];
         }
     }
     GS_LANES(m, l, {
-        for (int r = 0; r < nregs; r++) {
+        for (int r = 0, s = 0; r < nregs; r++) {  /* s = (r * p + q) % e */
             uint64_t v = 0;
-            for (int q = 0; q < f.p; q++)
-                v |= (uint64_t)vals[l][(r * f.p + q) % f.e] << (f.bits * q);
+            for (int q = 0; q < f.p; q++) {
+                v |= (uint64_t)vals[l][s] << (f.bits * q);
+                if (++s == f.e) s = 0;
+            }
             w->R[x->ops[r] + l] = v;
         }
     });
@@ -148,9 +156,13 @@ GS_HANDLER(h_wmma_store) {
         record_elements(c, w, (uint32_t)es);
         if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 1, ptr)) return GS_X_FAULT;
         int r = e / f.p, q = e % f.p;
-        for (int l = 0; l < GS_WARP; l++) {
-            uint32_t v = tc_unpack(w->R[x->ops[1 + r] + l], f.bits, q);
-            memcpy(ptr[l], &v, (size_t)es);
+        const uint64_t *src = w->R + x->ops[1 + r];
+        if (es == 2) {                            /* (a constant size: no library call per lane) */
+            for (int l = 0; l < GS_WARP; l++) { uint16_t v = (uint16_t)tc_unpack(src[l], 16, q); memcpy(ptr[l], &v, 2); }
+        } else if (es == 4) {
+            for (int l = 0; l < GS_WARP; l++) { uint32_t v = (uint32_t)src[l]; memcpy(ptr[l], &v, 4); }
+        } else {
+            for (int l = 0; l < GS_WARP; l++) *ptr[l] = (uint8_t)tc_unpack(src[l], f.bits, q);
         }
     }
     memcpy(w->maddr, first, sizeof first);
@@ -158,18 +170,28 @@ GS_HANDLER(h_wmma_store) {
     return GS_X_NEXT;
 }
 
-/* reads distinct element e of every lane of a fragment held in registers regs[] into out[i][j] */
-static void frag_read(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double out[32][32]) {
-    for (int l = 0; l < GS_WARP; l++)
-        for (int e = 0; e < f->e; e++) {
-            int i, j;
-            frag_coord(f, l, e, &i, &j);
-            out[i][j] = tc_value(t, tc_unpack(w->R[regs[e / f->p] + l], f->bits, e % f->p));
+/* the distinct elements of every lane of a fragment held in registers regs[], as doubles in fragment
+ * order (lane l's run of E elements at l*E): for A and C/D that is the matrix row-major, for B
+ * column-major (N x K) */
+static void frag_values(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double *out) {
+    const int E = f->e, P = f->p, bits = f->bits;
+    for (int e = 0; e < E; e++) {
+        const uint64_t *src = w->R + regs[e / P];   /* register regs[e / P] of lane l: src[l] */
+        int q = e % P;
+        double *o = out + e;
+        if (t == GS_T_F16) {
+            for (int l = 0; l < GS_WARP; l++) o[l * E] = gs_h2f((uint16_t)tc_unpack(src[l], 16, q));
+        } else if (t == GS_T_F32) {
+            for (int l = 0; l < GS_WARP; l++) o[l * E] = gs_f32((uint32_t)src[l]);
+        } else {
+            for (int l = 0; l < GS_WARP; l++) o[l * E] = tc_value(t, tc_unpack(src[l], bits, q));
         }
+    }
 }
 
 /* wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.satfinite} d, a, b, c.
- * The layouts were applied by the loads, so the product ignores them. */
+ * The layouts were applied by the loads, so the product ignores them. Each element of D is
+ * ((c + a[i][0]*b[0][j]) + a[i][1]*b[1][j]) + ... in double (tc_mac.h), rounded once. */
 GS_HANDLER(h_wmma_mma) {
     (void)c;
     int shape = (int)(x->aux & 0xff), M = 0, N = 0, K = 0;
@@ -183,31 +205,32 @@ GS_HANDLER(h_wmma_mma) {
     frag_of(shape, GS_FRAG_C, ct, &fc);
     frag_of(shape, GS_FRAG_D, dt, &fd);
     const uint32_t *D = x->ops, *A = D + gs_top(x, 0)->n, *B = A + gs_top(x, 1)->n, *C = B + gs_top(x, 2)->n;
-    double a[32][32], b[32][32], acc[32][32];
-    frag_read(w, A, &fa, at, a);
-    frag_read(w, B, &fb, at, b);
-    frag_read(w, C, &fc, ct, acc);
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            if (dt == GS_T_S32) {
-                int64_t s = (int64_t)acc[i][j];
-                for (int k = 0; k < K; k++) s += (int64_t)a[i][k] * (int64_t)b[k][j];
-                acc[i][j] = (double)s;
-            } else {
-                double s = acc[i][j];
-                for (int k = 0; k < K; k++) s += a[i][k] * b[k][j];
-                acc[i][j] = s;
+    /* every shape has M*K, K*N <= 512 and M*N = 256 */
+    double a[512], bn[512], bt[512], acc[256];
+    frag_values(w, A, &fa, at, a);                /* a[i*K + k] */
+    frag_values(w, B, &fb, at, bn);               /* bn[j*K + k] */
+    frag_values(w, C, &fc, ct, acc);              /* acc[i*N + j] */
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++) bt[k * N + j] = bn[j * K + k];
+    if (dt == GS_T_S32) {
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                int64_t s = (int64_t)acc[i * N + j];
+                for (int k = 0; k < K; k++) s += (int64_t)a[i * K + k] * (int64_t)bt[k * N + j];
+                acc[i * N + j] = (double)s;
             }
-        }
+    } else {
+        tc_mac_f64(acc, a, bt, M, N, K);
+    }
     int sat = (x->flags & GS_F_SAT) != 0;
     int nd = gs_top(x, 0)->n;
     GS_LANES(m, l, {
-        for (int r = 0; r < nd; r++) {
+        const double *row = acc + l * fd.e;        /* D in fragment order, like C */
+        for (int r = 0, s = 0; r < nd; r++) {       /* s = (r * p + q) % e */
             uint64_t v = 0;
             for (int q = 0; q < fd.p; q++) {
-                int i, j;
-                frag_coord(&fd, l, (r * fd.p + q) % fd.e, &i, &j);
-                v |= (uint64_t)tc_acc_bits(dt, acc[i][j], sat) << (fd.bits * q);
+                v |= (uint64_t)tc_acc_bits(dt, row[s], sat) << (fd.bits * q);
+                if (++s == fd.e) s = 0;
             }
             w->R[D[r] + l] = v;
         }

@@ -6,6 +6,10 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic) {
     const uint32_t lb = 1u << line_shift, sb = 1u << sector_shift;
     uint32_t nl = 0, mm = mask, hint = 0;
+    /* a fragment access (ext: up to 1024 addresses over up to GS_COAL_MAX lines) finds its lines in a
+     * small open-addressing table (line -> index + 1, 0: empty) instead of scanning them */
+    uint8_t tab[2 * GS_COAL_MAX];
+    if (ext) memset(tab, 0, sizeof tab);
     for (uint32_t q = 0; q < n; q++) {
         uint64_t a;
         if (ext) a = ext[q];
@@ -15,13 +19,21 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
             uint64_t line = s >> line_shift;
             uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift);
             uint32_t i = hint;                      /* lines are distinct: the last one found is tried first */
+            uint32_t h = 0;
             if (i >= nl || o->lines[i] != line) {
-                i = 0;
-                while (i < nl && o->lines[i] != line) i++;
+                if (ext) {
+                    h = (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> 56) & (2 * GS_COAL_MAX - 1);
+                    while (tab[h] && o->lines[tab[h] - 1] != line) h = (h + 1) & (2 * GS_COAL_MAX - 1);
+                    i = tab[h] ? tab[h] - 1u : nl;
+                } else {
+                    i = 0;
+                    while (i < nl && o->lines[i] != line) i++;
+                }
             }
             hint = i;
             if (i == nl) {
                 if (nl == GS_COAL_MAX) break;
+                if (ext) tab[h] = (uint8_t)(nl + 1);
                 o->lines[nl] = line; o->masks[nl] = 0;
                 memset(o->lane_ops[nl], 0, 8); memset(o->same_ops[nl], 0, 8); memset(o->bytes_w[nl], 0, sizeof o->bytes_w[nl]);
                 nl++;
@@ -33,7 +45,11 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
                 o->bytes_w[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << lo);
             if (atomic && !ext) {                       /* lanes on this very address serialise */
                 uint32_t same = 0;
-                for (uint32_t m2 = mask; m2; m2 &= m2 - 1) same += lane_addr[__builtin_ctz(m2)] == a;
+                if (mask == 0xffffffffu) {                /* a full warp: a loop the compiler vectorises */
+                    for (int l2 = 0; l2 < 32; l2++) same += lane_addr[l2] == a;
+                } else {
+                    for (uint32_t m2 = mask; m2; m2 &= m2 - 1) same += lane_addr[__builtin_ctz(m2)] == a;
+                }
                 if (same > o->same_ops[i][sec]) o->same_ops[i][sec] = (uint8_t)(same > 255 ? 255 : same);
             }
         }
@@ -43,17 +59,22 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
 
 uint32_t gs_fragment_lookups(const uint64_t *ext, uint32_t n, uint32_t size, uint32_t lb, uint32_t vmax) {
     uint32_t lookups = 0, ne = n / 32;
+    const int pow2 = (lb & (lb - 1)) == 0;
+    const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(lb) : 0;
     for (uint32_t e0 = 0; e0 < ne;) {
         uint32_t e1 = e0 + 1;
         while (e1 < ne && (e1 - e0 + 1) * size <= vmax && ext[e1 * 32] == ext[(e1 - 1) * 32] + size) e1++;
         uint64_t seen[2 * 32];
-        uint32_t ns = 0;
+        uint32_t ns = 0, last = 0;
         for (uint32_t l = 0; l < 32; l++) {
             uint64_t a0 = ext[e0 * 32 + l], a1 = a0 + (e1 - e0) * size - 1;
-            for (uint64_t line = a0 / lb; line <= a1 / lb; line++) {
+            uint64_t l0 = pow2 ? a0 >> sh : a0 / lb, l1 = pow2 ? a1 >> sh : a1 / lb;
+            for (uint64_t line = l0; line <= l1; line++) {
+                if (ns && seen[last] == line) continue;   /* neighbouring lanes share lines: try the last first */
                 uint32_t k = 0;
                 while (k < ns && seen[k] != line) k++;
-                if (k == ns && ns < 2 * 32) seen[ns++] = line;
+                if (k < ns) last = k;
+                else if (ns < 2 * 32) { last = ns; seen[ns++] = line; }
             }
         }
         lookups += ns;

@@ -536,7 +536,10 @@ static void run_sms(void *arg, uint32_t k) {
     for (uint32_t s = k; s < ts->cfg.gpu_num_sms && wk->status != GS_FAULTED; s += ts->nthreads) {
         gs_tsm *sm = &ts->sms[s];
         sm->issued_q = 0;
-        if (s + ts->nthreads < ts->cfg.gpu_num_sms) {  /* the next SM's schedulers into the host cache */
+        if (sm->next_event >= E) continue;            /* nothing to do in this quantum */
+        /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
+         * reading their array pointers stalls on host cache misses) */
+        if (s + ts->nthreads < ts->cfg.gpu_num_sms && sm[ts->nthreads].next_event < E) {
             const gs_tsm *nx = sm + ts->nthreads;
             for (uint32_t j = 0; j < ts->cfg.sm_subcores; j++) {
                 __builtin_prefetch(&nx->sc[j], 0, 2);

@@ -65,6 +65,50 @@ static void test_fragment_lookups(void) {
     CHECK_EQ(gs_fragment_lookups(e, 64, 4, 128, 4), 4);
 }
 
+/* element lists with many lines (a fragment access finds its lines through a small hash table) and
+ * full-warp atomics give what a plain first-touch scan gives: lines in order, their sector masks and
+ * lane counts, the cap of GS_COAL_MAX lines */
+static void test_coalesce_matches_scan(void) {
+    static gs_coal co;
+    static uint64_t e[1024], lines[1024];
+    static uint8_t masks[1024], ops[1024][8];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 40; round++) {
+        uint32_t n = round < 20 ? 256 : 1024, size = round % 2 ? 2 : 4;
+        for (uint32_t q = 0; q < n; q++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint32_t l = q % 32, el = q / 32;            /* wmma-like rows, then scattered lines */
+            e[q] = round % 3 ? 0x10000 + (uint64_t)(l / 2) * 1024 + (uint64_t)(l % 2) * 16 + el * size
+                             : 0x10000 + ((x >> 20) % 4096) * size;
+        }
+        uint32_t nl = 0;
+        memset(masks, 0, sizeof masks);
+        memset(ops, 0, sizeof ops);
+        for (uint32_t q = 0; q < n; q++)
+            for (uint64_t s0 = e[q] >> 5 << 5; s0 < e[q] + size; s0 += 32) {
+                uint32_t i = 0;
+                while (i < nl && lines[i] != s0 >> 7) i++;
+                if (i == nl) { if (nl == GS_COAL_MAX) break; lines[nl++] = s0 >> 7; }
+                masks[i] |= (uint8_t)(1u << ((s0 & 127) >> 5));
+                ops[i][(s0 & 127) >> 5]++;
+            }
+        gs_coalesce(&co, NULL, 0, e, n, size, 7, 5, 0);
+        CHECK_EQ(co.nl, nl);
+        int same = 1;
+        for (uint32_t i = 0; i < nl && i < co.nl; i++)
+            same &= co.lines[i] == lines[i] && co.masks[i] == masks[i] && !memcmp(co.lane_ops[i], ops[i], 8);
+        CHECK(same);
+    }
+    uint64_t a[32];                                      /* atomics: the full-warp count and the lane loop agree */
+    for (int l = 0; l < 32; l++) a[l] = 0x4000 + 4 * ((l * 7) % 5);
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 1);
+    CHECK_EQ(co.same_ops[0][0], 7);                      /* words 0 and 2 have 7 lanes each, 1, 3, 4 six */
+    gs_coalesce(&co, a, 0x7fffffffu, NULL, 31, 4, 7, 5, 1);
+    CHECK_EQ(co.same_ops[0][0], 7);                      /* without lane 31 word 2 has 6, word 0 still 7 */
+    gs_coalesce(&co, a, 0x0000ffffu, NULL, 16, 4, 7, 5, 1);
+    CHECK_EQ(co.same_ops[0][0], 4);                      /* lanes 0-15: word 0 has lanes 0, 5, 10, 15 */
+}
+
 static void test_l1_lookup(void) {
     gs_cache c;
     CHECK(gs_cache_init(&c, 2 * 128, 128, 32, 2) == 0);
@@ -106,6 +150,7 @@ static void test_icnt(void) {
 
 int main(void) {
     test_coalesce();
+    test_coalesce_matches_scan();
     test_shared_banks();
     test_fragment_lookups();
     test_l1_lookup();

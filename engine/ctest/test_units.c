@@ -3,6 +3,7 @@
  * Built and run by tests/test_c_units.py (or: cc -O1 -I../csrc -I../include test_units.c ../csrc/cache.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cache.h"
 #include "calendar.h"
 
@@ -54,9 +55,82 @@ static void test_calendar_out_of_order(void) {
     gs_cal_free(&cal);
 }
 
+/* The calendar clears only the cycles it booked ([lo, hi)); a reference that clears every forgotten
+ * cycle (its former behaviour) must give the same answers on dense, sparse and out-of-order requests. */
+typedef struct { gs_calcell c[GS_CAL_SPAN]; uint64_t base, first_free; } ref_cal;
+static void ref_advance(ref_cal *r, uint64_t to) {
+    if (to <= r->base) return;
+    for (uint64_t k = r->base; k < to && k < r->base + GS_CAL_SPAN; k++) r->c[k & (GS_CAL_SPAN - 1)] = (gs_calcell){0, 0};
+    r->base = to;
+    if (r->first_free < to) r->first_free = to;
+}
+static uint64_t ref_take(ref_cal *r, uint64_t t, uint64_t cost) {
+    if (t + 64 > r->base + GS_CAL_SPAN / 2) ref_advance(r, t + 64 - GS_CAL_SPAN / 2);
+    if (t < r->base) t = r->base;
+    uint64_t k = t < r->first_free ? r->first_free : t, end = r->base + GS_CAL_SPAN, k0 = k;
+    while (k < end && r->c[k & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL) {
+        uint16_t d = r->c[k & (GS_CAL_SPAN - 1)].skip;
+        k += d ? d : 1;
+    }
+    for (uint64_t j = k0; j < k && j < end;) {
+        uint16_t *sj = &r->c[j & (GS_CAL_SPAN - 1)].skip;
+        uint64_t nj = j + (*sj ? *sj : 1), dist = k - j;
+        *sj = (uint16_t)(dist > 0xffff ? 0xffff : dist);
+        j = nj;
+    }
+    if (k >= end) return k;
+    uint64_t start = k;
+    while (cost && k < end) {
+        uint16_t *u = &r->c[k & (GS_CAL_SPAN - 1)].used;
+        uint64_t room = GS_CAL_FULL - *u, take = cost < room ? cost : room;
+        *u = (uint16_t)(*u + take);
+        cost -= take;
+        k++;
+    }
+    while (r->first_free < end && r->c[r->first_free & (GS_CAL_SPAN - 1)].used >= GS_CAL_FULL && r->first_free >= r->base) {
+        uint16_t d = r->c[r->first_free & (GS_CAL_SPAN - 1)].skip;
+        r->first_free += d ? d : 1;
+    }
+    return start;
+}
+
+static void test_calendar_matches_full_clearing(void) {
+    static ref_cal ref;
+    gs_cal cal;
+    CHECK(gs_cal_init(&cal) == 0);
+    uint64_t x = 88172645463325252ull, t = 0;
+    int bad = 0;
+    for (int phase = 0; phase < 2; phase++) {          /* the second phase after a reset */
+        memset(&ref, 0, sizeof ref);
+        for (int i = 0; i < 200000 && !bad; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;       /* xorshift64 */
+            switch (x % 8) {                               /* dense, bursts, out of order, long gaps */
+            case 0: t += 1; break;
+            case 1: t += (x >> 8) % 40000; break;
+            case 2: t = t > 500 ? t - (x >> 8) % 500 : t; break;
+            default: t += (x >> 8) % 4; break;
+            }
+            uint64_t cost = 1 + (x >> 24) % 600;
+            uint64_t a = gs_cal_take(&cal, t, cost), b = ref_take(&ref, t, cost);
+            if (a != b) { printf("calendar: take(%llu, %llu) = %llu, reference %llu\n", (unsigned long long)t,
+                                 (unsigned long long)cost, (unsigned long long)a, (unsigned long long)b); bad = 1; }
+            if (i % 97 == 0 && gs_cal_backlog(&cal, t) != gs_cal_backlog((const gs_cal *)&(gs_cal){ref.c, ref.base, ref.first_free, 0, 0}, t))
+                bad = 1;
+        }
+        for (uint32_t k = 0; k < GS_CAL_SPAN && !bad; k++)  /* and the same cells */
+            bad = cal.cell[k].used != ref.c[k].used || cal.cell[k].skip != ref.c[k].skip;
+        gs_cal_reset(&cal);
+        for (uint32_t k = 0; k < GS_CAL_SPAN && !bad; k++) bad = cal.cell[k].used || cal.cell[k].skip;
+        t = 0;
+    }
+    CHECK(!bad);
+    gs_cal_free(&cal);
+}
+
 int main(void) {
     test_cache_lru();
     test_calendar_out_of_order();
+    test_calendar_matches_full_clearing();
     if (failures) { printf("%d failure(s)\n", failures); return 1; }
     printf("all C unit tests passed\n");
     return 0;
