@@ -151,7 +151,10 @@ SCHEMA += [
     P("l2.assoc", int, 16, "ways", 1, 256),
     P("l2.hit_latency_cycles", int, 100, "cycles", 1, 100000, doc="inside the slice, on top of the interconnect"),
     P("l2.bytes_per_cycle", int, 64, "bytes/cycle", 1, 4096, doc="per slice"),
-    P("l2.hash", str, "xor", "", choices=tuple(L2_HASH)),
+    P("l2.hash", str, "xor", "", choices=tuple(L2_HASH),
+      doc="slice and set selection: granules of l2.interleave_bytes go to slices in order (linear) or hashed "
+          "(xor: a slice's set from the line number above l2.slices; xor_line: from a hash of the line); "
+          "balanced: every run of l2.slices granules covers each slice once and fills the sets evenly"),
     P("l2.partitions", int, 1, "partitions", 1, 16, doc="L2 halves; far data is copied into the near one"),
     P("l2.far_latency_cycles", int, 0, "cycles", 0, 100000, doc="extra round trip to the far partition"),
     P("l2.interleave_bytes", int, 128, "bytes", 32, 1 << 20,

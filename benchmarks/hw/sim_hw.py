@@ -1,14 +1,18 @@
-"""The model's side of two H200 microbenchmarks: runs the PTX of ncu_launch.cu and wgmma.cu (built here
+"""The model's side of three H200 microbenchmarks: runs the PTX of ncu_launch.cu, wgmma.cu and lat.cu (built here
 with nvcc -ptx) in simtscope's timing model and prints the figures the hardware run prints, beside the
 hardware's where a result file exists. Run from the repository root with the project's Python:
 
     python benchmarks/hw/sim_hw.py launch [--hw RESULTS.jsonl] [--only REGEX]   # cycles per launch configuration
     python benchmarks/hw/sim_hw.py wgmma [--only REGEX] [--set sm.wgmma_chain_in_pipe=1]   # cycles per group vs the H200
                                                                        # (the switch: the measured wgmma pipe, calibration.md 5g)
+    python benchmarks/hw/sim_hw.py chase [--sizes 16,32,64]            # lat.cu's L2 curve (.cg), MiB
 
 launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
 gpc__cycles_elapsed.max) for every configuration of ncu_launch.cu's result file, beside the H200's
-median (docs/calibration.md 5f). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
+median (docs/calibration.md 5f). chase: lat.cu's latency curve with ld.global.cg (every SM reads the
+S-byte buffer with l2_touch, then one thread chases a random cycle with one node per 128-byte line:
+cycles per hop as the hardware printed them; all hits at 32 MiB on the H200, ~56 % hits at 64 MiB;
+docs/calibration.md 5h). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
 of warpgroup 0 against the host's exact product (the benchmark's self-check, here on the model).
 """
 from __future__ import annotations
@@ -263,16 +267,48 @@ def wgmma(args) -> None:
     print(f"all {len(allv)} cases: mean |error| {sum(allv) / len(allv):.1f}%, max {max(allv):.1f}%")
 
 
+# ------------------------------------------------------------------------------------------- chase
+HW_CHASE_CG = {16: 281.6, 32: 281.6, 64: 459.5, 128: 568.1}   # results/h200_microbench_summary.txt (ld.cg)
+
+
+def chase(args) -> None:
+    ptx = ptx_of("lat.cu", "sm_90")
+    sim = TimingSim("h200", overrides=args.set)
+    dev = sim.device
+    touch = dev.load_ptx(one_entry(ptx, "_Z8l2_touchPK5uint4mPy")).kernel("_Z8l2_touchPK5uint4mPy")
+    ch = dev.load_ptx(one_entry(ptx, "_Z5chaseILi1EEvmPKcmiiPy")).kernel("_Z5chaseILi1EEvmPKcmiiPy")
+    out = dev.malloc(64)
+    rng = np.random.default_rng(1)
+    warm, hops = 1024, 4096
+    print(f"{'MiB':>5s} {'model':>8s} {'H200':>8s}   cycles per dependent ld.global.cg, after l2_touch")
+    for mib in (int(x) for x in args.sizes.split(",")):
+        size = mib << 20
+        buf = dev.malloc(size)
+        m = min(size // 32, 1 << 18)           # lat.cu's make_chain(S, 32, 2^18): one node per segment
+        seg = size // 32 // m
+        order = (rng.permutation(m) * seg + rng.integers(0, seg, m)) * 32
+        img = np.zeros(size // 8, np.uint64)
+        img[order // 8] = np.uint64(buf) + np.roll(order, -1).astype(np.uint64)
+        dev.write(buf, img)
+        sim.flush()
+        sim.launch(touch, sim.config["gpu.num_sms"] * 4, 512, (buf, size // 16, out + 64 - 8))
+        sim.launch(ch, 1, 32, (int(buf + order[0]), buf, 0, warm, hops, out))
+        cyc = np.frombuffer(dev.read(out, 8), np.uint64)[0] / hops
+        print(f"{mib:5d} {cyc:8.1f} {HW_CHASE_CG.get(mib, ''):>8}", flush=True)
+        dev.free(buf)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["launch", "wgmma"])
+    ap.add_argument("what", choices=["launch", "wgmma", "chase"])
     ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run); wgmma: wgmma.cu's "
                     "output (default benchmarks/hw/results/h200_wgmma.out)")
     ap.add_argument("--only", help="a regular expression the configuration (launch) or RESULT (wgmma) names must match")
     ap.add_argument("--iters", type=int, default=4, help="wgmma: timed iterations (x 4 groups)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
+    ap.add_argument("--sizes", default="16,32,64", help="chase: buffer sizes in MiB")
     a = ap.parse_args()
-    launch(a) if a.what == "launch" else wgmma(a)
+    {"launch": launch, "wgmma": wgmma, "chase": chase}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -54,11 +54,32 @@ void gs_l2_flush(gs_l2 *l2) {
     for (uint32_t i = 0; i < l2->nslices; i++) gs_cache_clear(&l2->sl[i].c);
 }
 
-/* the slice owning a line: granules of l2.interleave_bytes go to slices by a hash (or in order) */
+/* the slice owning a line: granules of l2.interleave_bytes go to slices in order (linear), by a hash
+ * (xor, xor_line), or (balanced) each run of `nslices` granules to every slice once, in an order
+ * rotated by a hash of the run's number */
 uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
     uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
     if (l2->hash == GS_L2_HASH_LINEAR) return (uint32_t)(g % l2->nslices);
+    if (l2->hash == GS_L2_HASH_BALANCED)
+        return (uint32_t)((g % l2->nslices + gs_mix(g / l2->nslices)) % l2->nslices);
     return gs_mix(g) % l2->nslices;
+}
+
+/* The set of a line in its slice. linear, xor: the line number above the slice count (GPGPU-Sim's
+ * indexing), which puts the lines of one granule in one set: a slice's sets fill in clumps of
+ * interleave/line lines and overflow long before the slice is full. xor_line: a hash of the line, so
+ * lines fill the sets independently. balanced: a slice holds one granule of each run of `nslices`, so
+ * the run's number and the line's place in its granule enumerate the slice's lines densely and any
+ * contiguous range spreads evenly. (The H200 keeps a 32 MiB buffer read by every SM whole:
+ * docs/calibration.md 5h.) */
+static uint64_t set_of(const gs_l2 *l2, const gs_cache *c, uint64_t line) {
+    if (l2->hash == GS_L2_HASH_XOR_LINE) return gs_mix(line ^ 0x5bd1e995u) % c->sets;
+    if (l2->hash == GS_L2_HASH_BALANCED) {
+        uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
+        uint64_t lpg = l2->interleave_bytes > l2->line_bytes ? l2->interleave_bytes / l2->line_bytes : 1;
+        return ((g / l2->nslices) * lpg + line % lpg) % c->sets;
+    }
+    return (line / l2->nslices) % c->sets;
 }
 
 /* A victim's dirty sectors go to DRAM at t; a partially written one is merged with its DRAM data
@@ -83,7 +104,7 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
     int partial = kind == GS_L2_WRITE && (wmask & full) != full;
     uint64_t tin = gs_cal_take(&sl->port, t, partial ? l2->partial_cost : l2->sector_cost);
     if (t_in) *t_in = tin;
-    uint64_t set = (line / l2->nslices) % sl->c.sets;
+    uint64_t set = set_of(l2, &sl->c, line);
     uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
     uint8_t bit = (uint8_t)(1u << sec);
     int64_t idx = gs_cache_find(&sl->c, line, set);
@@ -191,7 +212,7 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
         r = slice_access(l2, home, addr, tin + half, GS_L2_READ, 0, 0, t_dram, 1, NULL, 0, req) + half;
         /* keep a copy in the near partition */
         gs_l2slice *sl = &l2->sl[near];
-        uint64_t set = (line / l2->nslices) % sl->c.sets, evl;
+        uint64_t set = set_of(l2, &sl->c, line), evl;
         uint8_t evd;
         int64_t idx = gs_cache_find(&sl->c, line, set);
         if (idx < 0) {
@@ -223,7 +244,7 @@ void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {
     for (uint64_t k = 0, a = first; k < n; k++, a += sb) {
         uint64_t line = a >> l2->line_shift;
         gs_l2slice *sl = &l2->sl[gs_l2_slice_of(l2, line)];
-        uint64_t set = (line / l2->nslices) % sl->c.sets, evl;
+        uint64_t set = set_of(l2, &sl->c, line), evl;
         uint8_t evd;
         int64_t idx = gs_cache_find(&sl->c, line, set);
         if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);

@@ -357,7 +357,7 @@ enum gs_wstate_kind {
 /* Choice-valued settings: the config's string values in this order (engine/config.py reads the names from here). */
 enum gs_sched_policy { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SCHED__COUNT };
 enum gs_icache_model { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
-enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH__COUNT };
+enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH_BALANCED, GS_L2_HASH_XOR_LINE, GS_L2_HASH__COUNT };
 enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
 enum gs_sass_mode { GS_SASS_AUTO = 0, GS_SASS_OFF, GS_SASS__COUNT };   /* timing.sass (engine/sass) */
 
