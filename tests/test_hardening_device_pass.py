@@ -73,3 +73,45 @@ def test_the_fuzzers_sigsegv_mutants_launch(src, orig, mutant):
     out = sandbox.run_case(targets.ptx, text.replace(orig, mutant, 1), time_limit=300)
     assert out.status == "ok", out
     assert ":timing:" in out.message and "SIGSEGV" not in out.message
+
+
+def _mlp_bundle(tmp_path: Path) -> Path:
+    import tarfile
+    with tarfile.open(ROOT / "workloads" / "examples" / "example_mlp_b64_fp32.tar.xz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    return next(p for p in tmp_path.iterdir() if p.is_dir())
+
+
+def _read_buffers(root: str) -> str:
+    from engine.workload.bundle import open_bundle
+    with open_bundle(root) as b:
+        return repr({bid: len(b.buffer_bytes(bid) or b"") for bid in b.buffers})
+
+
+def test_an_rng_buffer_too_large_for_memory_is_a_bundle_error_naming_it(tmp_path):
+    """A manifest asking for a 2 GiB rng-initialised buffer made buffer_bytes raise a raw MemoryError (the
+    generator built 4 GiB of uint64 temporaries at once). Now it is generated in chunks, and a buffer that
+    still does not fit (here under a 1 GiB address-space limit) is a BundleError naming the buffer."""
+    import json
+    from engine.workload.bundle import BundleError
+    root = _mlp_bundle(tmp_path)
+    m = json.loads((root / "manifest.json").read_text())
+    b = next(x for x in m["buffers"] if x["id"] == "b4")
+    b.update(bytes=2 << 30, init={"rng": "uniform", "dtype": "f32", "seed": 1, "lo": 0, "hi": 1})
+    (root / "manifest.json").write_text(json.dumps(m))
+    out = sandbox.run_case(_read_buffers, str(root), time_limit=120, mem_limit=1 << 30, expected=(BundleError,))
+    assert (out.status, out.type) == ("rejected", "BundleError"), out
+    assert out.message == ("buffers[b4]: 2147483648 bytes of rng data cannot be allocated here "
+                           "(out of host memory)"), out
+
+
+def test_a_chunked_rng_buffer_matches_the_generator_element_by_element():
+    """The chunked generator gives exactly splitmix64's sequence across chunk boundaries (the suite's
+    definition: element i is the (i+1)-th output from the seed)."""
+    from engine.cases import splitmix64
+    from engine.workload import bundle
+    n = bundle.RNG_CHUNK + 5
+    got = np.frombuffer(bundle.rng_bytes({"rng": "int", "dtype": "i32", "seed": 12345, "lo": 0, "hi": 1 << 30},
+                                         4 * n + 2), dtype=np.int32, count=n)
+    want = (splitmix64(12345, n) % np.uint64(1 << 30)).astype(np.int32)
+    assert np.array_equal(got, want)

@@ -162,9 +162,13 @@ class Bundle:
             return None
         if "file" in init:
             return self.path(init["file"]).read_bytes()
-        if init.get("fill") == "zeros":
-            return bytes(b.bytes)
-        return rng_bytes(init, b.bytes)
+        try:
+            if init.get("fill") == "zeros":
+                return bytes(b.bytes)
+            return rng_bytes(init, b.bytes)
+        except MemoryError:
+            raise BundleError(f"buffers[{bid}]", f"{b.bytes} bytes of {'zeros' if init.get('fill') == 'zeros' else 'rng data'} "
+                                                 "cannot be allocated here (out of host memory)") from None
 
     def expect_bytes(self, out: Output) -> bytes:
         return self.path(out.expect).read_bytes()
@@ -191,29 +195,42 @@ class Bundle:
 
 
 # ---------------------------------------------------------------------- generator (validation suite's)
+RNG_CHUNK = 1 << 22        # elements generated at a time: the peak is the buffer plus ~100 MiB of temporaries
+
+
 def rng_bytes(init: dict, nbytes: int) -> bytes:
-    """The suite's splitmix64 generator (validation/README.md) filling `nbytes` of `init['dtype']`."""
-    from engine.cases import splitmix64  # the one definition of the generator
+    """The suite's splitmix64 generator (validation/README.md) filling `nbytes` of `init['dtype']`.
+    Generated in chunks into one preallocated buffer, so a large buffer needs twice its size in memory (the buffer and its bytes), not
+    the ~6x that whole-array uint64/float64 temporaries took (a 2 GiB f32 buffer asked for 4 GiB at once)."""
+    from engine.cases import _GOLDEN       # the generator's increment: chunk k starts k outputs in
     dt = init["dtype"]
     isz = 2 if dt in ("f16", "bf16") else 4
     n = nbytes // isz
-    z = splitmix64(int(init["seed"]), n)
+    out = bytearray(nbytes)                # zero tail (nbytes not a multiple of the element size)
+    seed, pos = int(init["seed"]), 0
+    for k in range(0, n, RNG_CHUNK):       # element k + i is the (k + i + 1)-th output from `seed`
+        c = min(RNG_CHUNK, n - k)
+        chunk = _rng_elements(init, dt, (seed + k * _GOLDEN) & (2**64 - 1), c).tobytes()
+        out[pos:pos + len(chunk)] = chunk  # 1-byte dtypes fill less than n * isz (as they always did)
+        pos += len(chunk)
+    return bytes(out)
+
+
+def _rng_elements(init: dict, dt: str, seed: int, count: int) -> np.ndarray:
+    from engine.cases import splitmix64  # the one definition of the generator
+    z = splitmix64(seed, count)
     if init["rng"] == "uniform":
         u = (z >> np.uint64(40)).astype(np.float64) * 2.0**-24
         v = (float(init["lo"]) + (float(init["hi"]) - float(init["lo"])) * u).astype(np.float32)
         if dt == "f32":
-            arr = v
-        elif dt == "f16":
-            arr = v.astype(np.float16)
-        elif dt == "bf16":
-            arr = f32_to_bf16_bits(v)
-        else:
-            raise ValueError(f"uniform needs a float dtype, not {dt}")
-    else:                                   # int: lo + z mod (hi - lo), hi exclusive
-        lo, hi = int(init["lo"]), int(init["hi"])
-        arr = ((z % np.uint64(hi - lo)).astype(np.int64) + lo).astype(DTYPES[dt])
-    out = arr.tobytes()
-    return out + bytes(nbytes - len(out))
+            return v
+        if dt == "f16":
+            return v.astype(np.float16)
+        if dt == "bf16":
+            return f32_to_bf16_bits(v)
+        raise ValueError(f"uniform needs a float dtype, not {dt}")
+    lo, hi = int(init["lo"]), int(init["hi"])   # int: lo + z mod (hi - lo), hi exclusive
+    return ((z % np.uint64(hi - lo)).astype(np.int64) + lo).astype(DTYPES[dt])
 
 
 def f32_to_bf16_bits(v: np.ndarray) -> np.ndarray:
