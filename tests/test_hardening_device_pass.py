@@ -115,3 +115,28 @@ def test_a_chunked_rng_buffer_matches_the_generator_element_by_element():
                                          4 * n + 2), dtype=np.int32, count=n)
     want = (splitmix64(12345, n) % np.uint64(1 << 30)).astype(np.int32)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("info", [{"name": "seed"}, {"name": "seed", "config": None, "workload": None}])
+def test_a_run_file_naming_no_config_imports_with_an_unknown_config(tmp_path, info):
+    """The fuzzer's meta mutant (escaped-IntegrityError-e19cab59f0): 'info' without config, and the
+    recording's config with "name": null, made the catalogue insert NULL into runs.config
+    (sqlite3.IntegrityError). A null nested field counts as absent (as the check lets it through): the run
+    imports with config '?' and the recording's workload name."""
+    import json
+    import sqlite3
+    from tests.fixtures.synthetic_recording import SyntheticSim
+    from webapp.store import RunWriter
+    from webapp.store.catalogue import Catalogue
+    p = tmp_path / "r.simtrun"
+    SyntheticSim(num_sms=2, slots=8, ctas=6, seed=5).run(RunWriter(p, {"name": "r", "config": "h200"}))
+    con = sqlite3.connect(p)
+    rec = json.loads(con.execute("SELECT value FROM meta WHERE key='recording'").fetchone()[0])
+    assert rec["config"]["name"] == "synthetic" and "config_name" not in rec
+    rec["config"]["name"] = None
+    con.execute("UPDATE meta SET value=? WHERE key='recording'", (json.dumps(rec),))
+    con.execute("UPDATE meta SET value=? WHERE key='info'", (json.dumps(info),))
+    con.commit()
+    con.close()
+    run = Catalogue(tmp_path / "s").import_run(p, imported=True)
+    assert (run["name"], run["config"], run["workload"], run["status"]) == ("seed (imported)", "?", "synthetic", "done")

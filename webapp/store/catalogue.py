@@ -223,15 +223,17 @@ class Catalogue:
             status = "interrupted"
         # a run file written outside the explorer (run_trace(..., sink=RunWriter(path)), RunWriter(path) without
         # info) names its workload and config only in the recording: workload.name, config_name
+        # (a present null counts as absent: a synthetic recording's config has "name": null, and the columns
+        # are NOT NULL, so a null there used to escape as sqlite3.IntegrityError)
         wl, cname = rec.get("workload") or {}, rec.get("config_name")
         self._q("INSERT INTO runs(id, name, workload, config, overrides, level, record_sms, interval, status, "
                 "message, created, finished, cycles, kind) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (rid, name or info.get("name") or wl.get("name") or rid,
-                 info.get("workload", wl.get("name", "?")),
-                 info.get("config", cname if isinstance(cname, str) and cname else
-                          (rec.get("config") or {}).get("name", "?")),
-                 json.dumps(info.get("overrides", [])), rec.get("level", "?"),
-                 json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message", ""),
+                 info.get("workload") or wl.get("name") or "?",
+                 info.get("config") or (cname if isinstance(cname, str) and cname else None) or
+                 (rec.get("config") or {}).get("name") or "?",
+                 json.dumps(info.get("overrides", [])), rec.get("level") or "?",
+                 json.dumps(rec.get("record_sms")), rec.get("interval"), status, meta.get("message") or "",
                  meta.get("created") or time.time(), meta.get("finished"), meta.get("end_cycle"),
                  "workload" if meta.get("kind") == "workload" else "kernel"))
         stats = meta.get("stats")
