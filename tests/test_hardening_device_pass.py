@@ -140,3 +140,54 @@ def test_a_run_file_naming_no_config_imports_with_an_unknown_config(tmp_path, in
     con.close()
     run = Catalogue(tmp_path / "s").import_run(p, imported=True)
     assert (run["name"], run["config"], run["workload"], run["status"]) == ("seed (imported)", "?", "synthetic", "done")
+
+
+def _zip_needing_version(version_x10: int) -> bytes:
+    """A valid zip whose central directory says extracting it needs zip version version_x10 / 10 (the
+    fuzzer's 11.8, 13.4, 16.9, 17.3): Python's zipfile raises NotImplementedError on opening it."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("b/manifest.json", b"{}")
+    blob = bytearray(buf.getvalue())
+    i = blob.index(b"PK\x01\x02")
+    blob[i + 6:i + 8] = version_x10.to_bytes(2, "little")      # "version needed to extract"
+    return bytes(blob)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    from tests.fixtures.servers import synthetic_app
+    app = synthetic_app(tmp_path_factory.mktemp("devpass"))
+    yield app.test_client()
+    app.extensions["simtscope"].jobs.shutdown()
+
+
+def _post(client, url, field, name, data):
+    import io
+    return client.post(url, data={field: (io.BytesIO(data), name)}, content_type="multipart/form-data")
+
+
+@pytest.mark.parametrize("version", [118, 134, 169, 173])
+def test_an_uploaded_zip_needing_an_unknown_zip_version_is_a_400(client, version):
+    """escaped-NotImplementedError-*: /api/uploads answered 500 (zipfile's NotImplementedError escaped
+    from is_trace_zip)."""
+    r = _post(client, "/api/uploads", "archive", "w.zip", _zip_needing_version(version))
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"] == (f"the archive is a zip this server cannot read "
+                                     f"(zip file version {version / 10:.1f})")
+
+
+def test_a_bundle_zip_needing_an_unknown_zip_version_is_a_bundle_error(tmp_path):
+    from engine.workload.bundle import BundleError, open_bundle
+    p = tmp_path / "b.zip"
+    p.write_bytes(_zip_needing_version(173))
+    with pytest.raises(BundleError, match=r"b\.zip: not a readable zip archive \(zip file version 17\.3\)$"):
+        open_bundle(p)
+
+
+def test_an_uploaded_bundle_zip_needing_an_unknown_zip_version_is_a_400(client):
+    r = _post(client, "/api/bundles", "bundle", "b.zip", _zip_needing_version(173))
+    assert r.status_code == 400, r.get_json()
+    assert "not a readable zip archive (zip file version 17.3)" in r.get_json()["error"], r.get_json()

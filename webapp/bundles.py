@@ -103,7 +103,8 @@ def _cycles(L: dict, h: dict) -> list:
 def _summarize_file(path: str, size: int, mtime_ns: int) -> dict:
     try:
         return summarize(_Shallow(_manifest_only(Path(path))))
-    except (KeyError, TypeError, ValueError, IndexError, OSError, tarfile.TarError, zipfile.BadZipFile):
+    except (KeyError, TypeError, ValueError, IndexError, OSError, tarfile.TarError, zipfile.BadZipFile,
+            NotImplementedError):   # (a zip version zipfile does not read)
         with open_bundle(path) as b:                   # malformed: the full reader names what is wrong
             return summarize(b)
 

@@ -72,12 +72,21 @@ def _member_errors(name: str):
         raise UploadError(f"archive member {name!r} cannot be unpacked: {e}") from None
 
 
+def open_zip(data: bytes) -> zipfile.ZipFile:
+    """An uploaded zip opened for reading; a damaged one is an UploadError. (A member name flagged UTF-8 that
+    is not is a UnicodeDecodeError; a central directory asking for a zip version Python does not read, e.g.
+    "zip file version 17.3", is a NotImplementedError.)"""
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except NotImplementedError as e:
+        raise UploadError(f"the archive is a zip this server cannot read ({e})") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError):
+        raise UploadError("the archive is not a valid zip file") from None
+
+
 def unpack_zip(data: bytes, max_file: int, max_total: int) -> dict[str, bytes]:
     """Members of a zip as {relative path: bytes}, refusing traversal, links, bombs and other file types."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError):   # (a member name flagged
-        raise UploadError("the archive is not a valid zip file") from None              # UTF-8 that is not)
+    zf = open_zip(data)
     infos = [i for i in zf.infolist() if not i.is_dir()]
     if len(infos) > MAX_MEMBERS:
         raise UploadError(f"the archive holds {len(infos)} files; at most {MAX_MEMBERS} are accepted")
@@ -260,8 +269,8 @@ TRACE_RATIO = 1000              # trace text compresses far better than code: a 
 def is_trace_zip(data: bytes) -> bool:
     try:
         return any(PurePosixPath(n).name == "kernelslist.g" for n in zipfile.ZipFile(io.BytesIO(data)).namelist())
-    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError):
-        return False
+    except (zipfile.BadZipFile, UnicodeDecodeError, ValueError, EOFError, OSError, NotImplementedError):
+        return False            # (not a trace: unpack_zip then says what is wrong with it)
 
 
 def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
@@ -269,7 +278,7 @@ def store_trace(data: bytes, folder: Path, max_total: int) -> tuple[str, dict]:
     opcode table); returns (first kernel's name, info: kernel files, first kernel's name, grid, block). UploadError names the member and problem;
     on any error nothing is left behind."""
     from engine.traces import KernelTrace, TraceFormatError, read_kernelslist
-    zf = zipfile.ZipFile(io.BytesIO(data))
+    zf = open_zip(data)
     infos = [i for i in zf.infolist() if not i.is_dir()]
     if len(infos) > MAX_MEMBERS:
         raise UploadError(f"the archive holds {len(infos)} files; at most {MAX_MEMBERS} are accepted")

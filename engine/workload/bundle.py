@@ -311,8 +311,9 @@ def _safe_member(name: str, where: str) -> PurePosixPath:
 def _unzip(src: Path, dest: Path, limits: Limits) -> None:
     try:
         zf = zipfile.ZipFile(src)
-    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, ValueError, EOFError) as e:
-        raise BundleError(str(src), f"not a readable zip archive ({e})") from None
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, ValueError, EOFError, NotImplementedError) as e:
+        raise BundleError(str(src), f"not a readable zip archive ({e})") from None   # (NotImplementedError:
+                                                                                   # "zip file version 17.3")
     with zf:
         infos = zf.infolist()
         if len(infos) > limits.max_members:
