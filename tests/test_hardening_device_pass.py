@@ -191,3 +191,21 @@ def test_an_uploaded_bundle_zip_needing_an_unknown_zip_version_is_a_400(client):
     r = _post(client, "/api/bundles", "bundle", "b.zip", _zip_needing_version(173))
     assert r.status_code == 400, r.get_json()
     assert "not a readable zip archive (zip file version 17.3)" in r.get_json()["error"], r.get_json()
+
+
+def _many_record_sms(n: int) -> str:
+    from tests.fuzz import targets
+    for s in range(n):
+        targets.launch_call({"timing": True, "record_sms": [s], "grid": 1, "block": 32})
+    sims = [v for k, v in targets._LAUNCH.items() if isinstance(k, tuple)]
+    return repr((len(sims), sorted({s.threads for s in sims})))
+
+
+def test_the_launch_fuzz_target_keeps_few_single_threaded_timing_models():
+    """4,467 'configuration h200: out of memory building the GPU' in the device pass were the harness's:
+    a child cached one TimingSim per record_sms value, each starting one simulation thread per core
+    (~1.2 GiB of address space on the 16-core host) under a 3 GiB RLIMIT_AS. Now it keeps at most
+    SIM_CACHE single-threaded models, so 12 record_sms values run within 1 GiB here."""
+    from tests.fuzz import targets
+    out = sandbox.run_case(_many_record_sms, 12, time_limit=300, mem_limit=1 << 30)
+    assert (out.status, out.message) == ("ok", repr((targets.SIM_CACHE, [1]))), out

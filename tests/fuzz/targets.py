@@ -68,6 +68,7 @@ def ptx_bytes(data: bytes) -> str:
 
 
 _LAUNCH = {}
+SIM_CACHE = 4                   # timing models kept per child process (one per record_sms value)
 
 
 def launch_call(spec: dict) -> str:
@@ -90,7 +91,15 @@ def launch_call(spec: dict) -> str:
         rs = spec.get("record_sms")
         key = ("sim", repr(rs))
         if key not in _LAUNCH:
-            _LAUNCH[key] = TimingSim("h200", device=dev, record_sms=rs)
+            # one simulation thread, and at most SIM_CACHE models kept: a TimingSim starts sim.threads threads
+            # (0 = one per core), each reserving a stack and a malloc arena; on a 16-core host one H200 model
+            # holds ~1.2 GiB of address space (RSS ~60 MB), so a few cached ones exhausted the child's 3 GiB
+            # RLIMIT_AS ("out of memory building the GPU", the device pass of 1 December). Results are
+            # identical for any thread count.
+            sims = [k for k in _LAUNCH if isinstance(k, tuple)]
+            for old in sims[:max(0, len(sims) - SIM_CACHE + 1)]:
+                del _LAUNCH[old]
+            _LAUNCH[key] = TimingSim("h200", device=dev, record_sms=rs, threads=1)
         _LAUNCH[key].launch(k, spec.get("grid", 1), spec.get("block", 32), args, shared=spec.get("shared", 0),
                             max_cycles=spec.get("max_cycles", 5_000), max_warp_insts=spec.get("max_warp_insts", 0),
                             chunk_cycles=spec.get("chunk_cycles", 4096))
