@@ -209,3 +209,37 @@ def test_the_launch_fuzz_target_keeps_few_single_threaded_timing_models():
     from tests.fuzz import targets
     out = sandbox.run_case(_many_record_sms, 12, time_limit=300, mem_limit=1 << 30)
     assert (out.status, out.message) == ("ok", repr((targets.SIM_CACHE, [1]))), out
+
+
+# --- second device pass (22:27 UTC): the two run-file findings ---------------------------------------------
+
+def test_dominant_sparse_of_runs_that_cover_no_bucket_is_all_empty():
+    """escaped-IndexError-12cee0d118: a recording whose warp-state runs all end where they start (or lie
+    outside the window) gave np.add.reduceat an empty array and one group start (IndexError). No piece
+    means no group: every bucket is `empty`, as dominant(bucket_durations(...)) says."""
+    from webapp.store.lod import bucket_durations, dominant, dominant_sparse
+    key, start, end, state = [0, 1, 1], [100, 5000, 40], [100, 6000, 30], [2, 3, 1]
+    got = dominant_sparse(key, start, end, state, 2, 0, 16, 6, empty=255)
+    assert got.shape == (2, 16) and got.dtype == np.uint8 and (got == 255).all()
+    assert not bucket_durations(key, start, end, state, 0, 16, 6, 2, 4).any()
+    assert dominant_sparse([], [], [], [], 3, 0, 4, 2).shape == (3, 4)
+
+
+def test_a_run_file_chunk_that_does_not_fit_in_memory_is_refused_naming_it(tmp_path, monkeypatch):
+    """escaped-MemoryError-d8be76c7c2: a chunk within the 256 MiB limit that this process cannot hold made
+    the run-file check raise a raw MemoryError from zstandard; it is a RunFileInvalid naming the chunk."""
+    import shutil
+    import zstandard
+    from webapp.store import validate
+    src = Path(__file__).resolve().parent / "fixtures" / "runs" / "sgemm_tiled16_256.run2.simtrun"
+    run = tmp_path / "r.simtrun"
+    shutil.copy(src, run)
+    validate.check_run_file(run)                      # the file itself is fine
+
+    class Starved(zstandard.ZstdDecompressor):
+        def decompress(self, data, max_output_size=0):
+            raise MemoryError
+    monkeypatch.setattr(validate.zstandard, "ZstdDecompressor", Starved)
+    with pytest.raises(validate.RunFileInvalid, match=r"chunk .*bytes of decompressed data do not fit in "
+                                                      r"this process's memory"):
+        validate.check_run_file(run)

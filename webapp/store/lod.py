@@ -64,7 +64,8 @@ def dominant_sparse(key, start, end, state, nkeys: int, lo: int, nb: int, shift:
     code = cell * 256 + pst
     order = np.argsort(code, kind="stable")
     code, ln = code[order], ln[order]
-    first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    # no piece at all (every run empty or outside [lo, hi)): no group either, not one group of nothing
+    first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]]) if len(code) else np.zeros(0, np.int64)
     sums = np.add.reduceat(ln, first) if len(first) else ln[:0]
     ucode = code[first]
     ucell, ust = ucode >> 8, ucode & 255

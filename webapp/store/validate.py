@@ -393,6 +393,9 @@ def _check_chunks(con, meta: dict, rec: dict, check) -> None:
             blob = dctx.decompress(data, max_output_size=max(1, n * row))
         except zstandard.ZstdError as e:
             raise RunFileInvalid(f"{where}: the compressed data is damaged ({e})") from None
+        except MemoryError:                        # within MAX_CHUNK_BYTES, but not within this process's memory
+            raise RunFileInvalid(f"{where}: {n * row} bytes of decompressed data do not fit in this "
+                                 f"process's memory") from None
         if len(blob) != n * row:
             raise RunFileInvalid(f"{where}: decompresses to {len(blob)} bytes, expected {n * row} ({n} rows)")
         arr = _decode(blob, dtype, n, shape, DELTA.get(tbl.removeprefix("raw:"), ()))
