@@ -14,7 +14,7 @@ import copy
 import json
 import random
 
-from .inputs import HOSTILE_JSON, _paths
+from .inputs import HOSTILE_JSON, _paths, _pick
 
 CASES = ["saxpy_1M", "vector_add_1M", "relu_4M", "sgemm_tiled16_256", "softmax_4096x128", "reduce_smem_4M"]
 WORKLOADS = [f"case:{c}" for c in CASES] + ["bundle:example_mlp_b64_fp32", "case:", "case:nope", ":", "x:y",
@@ -70,11 +70,7 @@ def _mutate(rng: random.Random, body: dict, kind: str) -> dict:
         paths = list(_paths(box))[1:]
         if not paths:
             break
-        p = rng.choice(paths)
-        parent = box
-        for k in p[:-1]:
-            parent = parent[k]
-        k = p[-1]
+        p, parent, k = _pick(rng, box, paths)
         a = rng.random()
         key = p[1] if len(p) > 1 else None
         if a < 0.45:

@@ -93,6 +93,15 @@ HOSTILE_JSON = [None, True, 0, -1, 1, 2**31, 2**32, 2**63, 2**64, -2**63, 1e308,
                 "hi": 1}, {"rng": "int", "dtype": "i32", "seed": -1, "lo": 5, "hi": 5}, [[[[[[[[[[[]]]]]]]]]]]]
 
 
+def _pick(rng: random.Random, root, paths: list):
+    """One of `paths` (key tuples into `root`) at random: (the path, its parent container, its last key)."""
+    p = rng.choice(paths)
+    parent = root
+    for k in p[:-1]:
+        parent = parent[k]
+    return p, parent, p[-1]
+
+
 def _paths(node, path=()):
     yield path
     if isinstance(node, dict):
@@ -133,11 +142,7 @@ class WorkloadSource:
             paths = [p for p in _paths(m) if p]
             if not paths:
                 break
-            p = r.choice(paths)
-            parent = m
-            for k in p[:-1]:
-                parent = parent[k]
-            k = p[-1]
+            _, parent, k = _pick(r, m, paths)
             a = r.random()
             if a < 0.6:
                 parent[k] = copy.deepcopy(r.choice(HOSTILE_JSON))
