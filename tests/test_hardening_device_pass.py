@@ -256,3 +256,29 @@ def test_a_run_file_chunk_that_does_not_fit_in_memory_is_refused_naming_it(tmp_p
     with pytest.raises(validate.RunFileInvalid, match=r"chunk .*bytes of decompressed data do not fit in "
                                                       r"this process's memory"):
         validate.check_run_file(run)
+
+
+@pytest.mark.parametrize("fmt", [",u2", "2u2", "(2,)<u4", "<u4,<u4", "S4", "<c8", "O"])
+def test_a_run_file_row_format_numpy_would_parse_as_code_is_refused_naming_it(tmp_path, fmt):
+    """The third device pass's run-file finding (escaped-SyntaxError-d6db37b35b): a row layout's format
+    ',u2' reached np.dtype, which reads comma strings through ast.literal_eval and raised SyntaxError.
+    Only the formats the recorder writes (byte order, u/i/f, 1-8 bytes) get to numpy; any other string is
+    refused (the catalogue's ValueError "cannot import: ...") naming the table and the field."""
+    import json
+    import sqlite3
+    from tests.fixtures.synthetic_recording import SyntheticSim
+    from webapp.store import RunWriter
+    from webapp.store.catalogue import Catalogue
+    p = tmp_path / "r.simtrun"
+    SyntheticSim(num_sms=2, slots=8, ctas=6, seed=5).run(RunWriter(p, {"name": "r", "config": "h200"}))
+    con = sqlite3.connect(p)
+    rec = json.loads(con.execute("SELECT value FROM meta WHERE key='recording'").fetchone()[0])
+    d = rec["schema"]["tables"]["sm_counters"]
+    name = d["names"][-1]
+    d["formats"][-1][0] = fmt
+    con.execute("UPDATE meta SET value=? WHERE key='recording'", (json.dumps(rec),))
+    con.commit()
+    con.close()
+    with pytest.raises(ValueError, match=rf"^cannot import: .*schema\.tables\.sm_counters\.formats \({name}\): "
+                                         r"expected \[a numeric type"):
+        Catalogue(tmp_path / "s").import_run(p, imported=True)

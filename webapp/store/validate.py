@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 from pathlib import Path
 
@@ -307,6 +308,10 @@ def _check_schema(rec: dict) -> None:
         raise RunFileInvalid(f"meta {s}: unusable ({e})") from None
 
 
+# the row formats engine.recording writes: byte order, kind, size ('<u4', '|u1', '<f8')
+_NUMERIC_FORMAT = re.compile(r"[<>|=][uif][1248]")
+
+
 def _dtype(d, where: str) -> np.dtype:
     """A row layout (engine.recording.dtype_to_json) checked before numpy sees it: plain numeric fields
     that fit in the row and do not overlap."""
@@ -323,12 +328,10 @@ def _dtype(d, where: str) -> np.dtype:
     spans, fields = [], []
     for n, f, off in zip(names, formats, offsets):
         ok = (isinstance(f, list) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], list)
-              and len(f[1]) <= 2 and all(_is_int(x) and 0 < x <= 256 for x in f[1]))
+              and len(f[1]) <= 2 and all(_is_int(x) and 0 < x <= 256 for x in f[1])
+              and _NUMERIC_FORMAT.fullmatch(f[0]) is not None)   # numpy parses other strings as code
         if ok:
-            try:
-                base = np.dtype(f[0])
-            except TypeError:
-                ok = False
+            base = np.dtype(f[0])
         if not ok or base.kind not in "uif" or base.itemsize > 8 or base.str != f[0]:
             _fail(f"{where}.formats ({n})", "[a numeric type such as '<u4', [dims]]", f)
         width = base.itemsize * int(np.prod(f[1], dtype=np.int64))
