@@ -50,6 +50,16 @@ REFUSED = {
     "ld.global.f32 %f1, %rd1;": "ld needs an address [...] as operand 2, not a register",
     "st.global.f32 %rd1, %f1;": "st needs an address [...] as operand 1",
     "bar.sync [p];": "bar does not access memory",
+    # a warp operation whose handler always writes d: a sink there is named, not "unsupported instruction"
+    "shfl.sync.bfly.b32 _, %r1, 1, 31, -1;":
+        "shfl cannot write to the sink '_' (operand 1): give it a register (only the predicate p of d|p may be '_')",
+    "shfl.sync.idx.b32 _|%p1, %r1, 0, 31, -1;": "shfl cannot write to the sink '_' (operand 1)",
+    "vote.sync.ballot.b32 _, %p1, -1;": "vote cannot write to the sink '_' (operand 1): give it a register",
+    "vote.sync.any.pred _, %p1, -1;": "vote cannot write to the sink '_' (operand 1): give it a register",
+    "match.any.sync.b32 _, %r1, -1;": "match cannot write to the sink '_' (operand 1): give it a register "
+                                      "(match.any writes its d; only match.all's d|p may hold '_')",
+    "setp.eq.s32 _|%p1, %r1, 1;": "setp cannot write to the sink '_' (operand 1): give it a register "
+                                  "(only the second predicate q of p|q may be '_')",
 }
 
 
@@ -65,7 +75,9 @@ def test_front_end_refuses_operands_the_handler_cannot_read(inst):
 @pytest.mark.parametrize("inst", ["mov.b64 %rd2, {%r1, %r2};", "mov.b64 {%r1, _}, %rd1;",
                                   "st.global.v2.f32 [%rd1], {%f1, 0f3F800000};", "setp.lt.or.s32 %p1|%p2, %r1, 3, !%p1;",
                                   "selp.b32 %r1, 1, %r2, %p1;",
-                                  "ld.global.v2.f32 {%f1, _}, [%rd1];", "setp.lt.s32 %p1|_, %r1, 2;", "mov.pred %p1, 1;", "mov.u32 %r1, %tid.x;"])
+                                  "ld.global.v2.f32 {%f1, _}, [%rd1];", "setp.lt.s32 %p1|_, %r1, 2;", "mov.pred %p1, 1;", "mov.u32 %r1, %tid.x;",
+                                  "shfl.sync.bfly.b32 %r1|_, %r2, 1, 31, -1;", "match.all.sync.b32 _|%p1, %r1, -1;",
+                                  "match.all.sync.b32 %r1|_, %r2, -1;", "elect.sync _|%p1, -1;"])
 def test_front_end_accepts_the_legitimate_forms(inst):
     load(HEAD.replace("BODY", inst), "t.ptx")
 

@@ -252,3 +252,27 @@ def test_shfl_wrong_type_refused_at_load(dev):
     from engine.errors import UnsupportedInstruction
     with pytest.raises(UnsupportedInstruction, match="shfl"):
         run_inst(dev, "shfl.sync.idx.b64 %d, %a, 0, 31, -1", d="b64", a=("b64", np.arange(32)), block=32)
+
+
+@sim_only
+def test_sink_where_the_handler_allows_it(dev, rng):
+    """'_' as shfl's predicate (d|_) and as match.all's d (_|p) runs and writes the other destination as
+    without the sink. (A sink as shfl's d, vote's d or match.any's d is refused when loading: test_hardening_ir.
+    The PTX ISA's syntax lines show d as a register for all three; that ptxas accepts these two forms is not
+    checked here, hence sim_only.)"""
+    n = 32 * 4
+    a = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    d = run_inst(dev, "shfl.sync.bfly.b32 %d|_, %a, 5, 31, -1", d="u32", a=("u32", a))
+    for w in range(4):
+        s = slice(32 * w, 32 * w + 32)
+        ref, _ = shfl_ref(a[s], np.full(32, 5), np.full(32, 31), "bfly")
+        assert np.array_equal(d[s], ref), f"warp {w}"
+    v = rng.choice(np.array([1, 2], np.uint32), n)
+    v[:32] = 9                                        # warp 0 all equal, warp 3 all equal but one
+    v[96:128] = 4
+    v[100] = 3
+    p = run_inst(dev, "match.all.sync.b32 _|%p, %a, -1", pred_out=True, a=("u32", v))
+    for w in range(4):
+        s = slice(32 * w, 32 * w + 32)
+        assert (p[s] == (len(set(v[s])) == 1)).all(), f"warp {w}"
+    assert p[:32].all() and not p[96:].any()

@@ -116,12 +116,24 @@ static int wants_pred(const gs_ir_inst *ir, int i, int n) {
 }
 
 /* may top-level destination i be the sink '_'? Only where the handler tests for it (a sink has no slot) */
-static int sink_dst_ok(int op, int i) {
-    switch (op) {
+static int sink_dst_ok(const gs_ir_inst *ir, int i) {
+    switch (ir->op) {
     case GS_OP_LD: case GS_OP_LDU: case GS_OP_ATOM: case GS_OP_MBARRIER: return 1;
     case GS_OP_SETP: return i == 1;
-    case GS_OP_SHFL: case GS_OP_MATCH: case GS_OP_ELECT: case GS_OP_VOTE: return 1;   /* their binders check */
-    default: return 0;
+    case GS_OP_ELECT: return 1;                                     /* d and p (exec_warp.c h_elect) */
+    case GS_OP_SHFL: return i == 1;                                 /* p of d|p; d is always written */
+    case GS_OP_MATCH: return ir->sub == GS_MATCH_ALL || i == 1;    /* match.all d|p: either; .any: d */
+    default: return 0;                                              /* vote's d is always written */
+    }
+}
+
+/* what to say after "cannot write to the sink": where this instruction does take one, if anywhere */
+static const char *sink_hint(const gs_ir_inst *ir) {
+    switch (ir->op) {
+    case GS_OP_SHFL: return " (only the predicate p of d|p may be '_')";
+    case GS_OP_SETP: return " (only the second predicate q of p|q may be '_')";
+    case GS_OP_MATCH: return " (match.any writes its d; only match.all's d|p may hold '_')";
+    default: return "";
     }
 }
 
@@ -208,9 +220,9 @@ int gs_ir_check_inst(const gs_ir_inst *ir, const gs_ir_opnd *opnds, uint32_t nop
         if (is_dst && !(KB(o->kind) & (K_REG | K_PRED | K_SINK | K_VEC)))
             return fail(err, errlen, "line %u: %s: operand %d is written, but it is a %s", line, name, i + 1,
                         kind_name(o->kind));
-        if (is_dst && o->kind == GS_OK_SINK && !sink_dst_ok(ir->op, i))
-            return fail(err, errlen, "line %u: %s cannot write to the sink '_' (operand %d): give it a register",
-                        line, name, i + 1);
+        if (is_dst && o->kind == GS_OK_SINK && !sink_dst_ok(ir, i))
+            return fail(err, errlen, "line %u: %s cannot write to the sink '_' (operand %d): give it a register%s",
+                        line, name, i + 1, sink_hint(ir));
         if (!is_dst && o->kind == GS_OK_SINK)
             return fail(err, errlen, "line %u: %s: the sink '_' cannot be read (operand %d)", line, name, i + 1);
         if (o->kind == GS_OK_MEM) {
