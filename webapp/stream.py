@@ -22,6 +22,7 @@ import threading
 from flask import current_app, request
 
 from . import frames, services, wire
+from .redact import app_folders, scrub
 from .store import runfile
 
 MAX_PENDING = 16
@@ -160,7 +161,8 @@ def _answer(kind: str, payload, seq: int) -> bytes:
             sm = frames._int(payload, "sm", 0, 1 << 16)
             return wire.frame("snapshot", seq, req_id, run=run_id, **frames.snapshot_groups(r, cycle, sm))
     except (ValueError, LookupError, KeyError) as e:
-        return wire.frame("error", seq, req_id, request=kind, message=str(e))
+        why = e.args[0] if isinstance(e, KeyError) and e.args else e
+        return wire.frame("error", seq, req_id, request=kind, message=scrub(str(why), app_folders(current_app)))
 
 
 # ---------------------------------------------------------------------- progress pushes

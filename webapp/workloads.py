@@ -70,5 +70,6 @@ def resolve(cat, wid: str) -> tuple[Path, str]:
         if name == TRACE and (Path(w["folder"]) / "kernelslist.g").is_file():
             return Path(w["folder"]), "@trace"
         suite = load_suite(Path(w["folder"]) / "cases.json")
-    suite[name]                         # raises KeyError naming the case when it is missing
+    if name not in suite.names():       # named by the id the client sent, not by the server's path
+        raise KeyError(f"no case {name!r} in " + ("the validation suite" if src == "case" else f"workload {src!r}"))
     return suite.path, name

@@ -62,13 +62,18 @@ def register(app: Flask) -> None:
     for mod in (runs, catalog, uploads, workload_runs):
         app.register_blueprint(mod.bp)
 
+    from ..redact import app_folders, scrub
+
+    def public(msg) -> str:
+        return scrub(str(msg), app_folders(app))
+
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
-        return jsonify(error=e.message), e.status
+        return jsonify(error=public(e.message)), e.status
 
     @app.errorhandler(WorkTimeout)
     def _work_timeout(e: WorkTimeout):
-        return jsonify(error=str(e)), 503
+        return jsonify(error=public(e)), 503
 
     @app.errorhandler(HTTPException)
     def _http_error(e: HTTPException):
@@ -77,5 +82,5 @@ def register(app: Flask) -> None:
             if e.code == 413:
                 limit = app.config["MAX_CONTENT_LENGTH"] // 2**20
                 msg = f"the upload is larger than the server's limit of {limit} MiB"
-            return jsonify(error=msg), e.code
+            return jsonify(error=public(msg)), e.code
         return e

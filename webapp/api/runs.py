@@ -21,6 +21,7 @@ from ..store import runfile
 from ..timebounds import deadline
 from ..store.catalogue import LIVE
 from ..bundles import bundle_path
+from ..redact import app_folders, scrub
 from ..workloads import resolve
 from . import ApiError, json_object, show
 from .workload_runs import create_workload_run
@@ -41,7 +42,10 @@ def _progress(run: dict) -> dict | None:
 
 
 def _public(run: dict) -> dict:
-    return {**run, "progress": _progress(run)}
+    out = {**run, "progress": _progress(run)}
+    if out.get("message"):                             # a failure's text: no server path (webapp/redact.py)
+        out["message"] = scrub(out["message"], app_folders(current_app))
+    return out
 
 
 def parse_sms(v) -> list[int] | None:
@@ -85,7 +89,8 @@ def create_run():
         bundle = bundle_path(svc.cat, wid, current_app.config["BUNDLE_DIRS"])
         case = None if bundle else resolve(svc.cat, wid)[1]
     except (KeyError, ValueError) as e:
-        raise ApiError(f"unknown workload {show(wid)}: {str(e)[:200]}", 404) from None
+        why = e.args[0] if isinstance(e, KeyError) and e.args else e     # a KeyError's str() is its repr
+        raise ApiError(f"unknown workload {show(wid)}: {str(why)[:200]}", 404) from None
     configs = svc.configs()
     config = body.get("config") or (configs[0] if configs else None)
     if config not in configs:

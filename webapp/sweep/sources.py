@@ -44,7 +44,7 @@ def case_workloads(cases_file: str | Path | None, only: str | None = None) -> li
         for p in pats:
             rx = re.compile(re.escape(p).replace(r"\*", ".*"))
             if not any(rx.fullmatch(c.name) for c in cases):
-                raise SweepError(f"--only {show(p)}: no case of {suite.path} matches")
+                raise SweepError(f"--only {show(p)}: no case of {cases_file or 'the validation suite'} matches")
         cases = [c for c in cases if any(re.fullmatch(re.escape(p).replace(r"\*", ".*"), c.name) for p in pats)]
     out = []
     for c in cases:
