@@ -149,7 +149,7 @@ def delete_run(run_id: str):
     _run_or_404(run_id)
     svc.jobs.cancel(run_id)
     svc.readers.drop(run_id)
-    svc.cat.delete_run(run_id)
+    svc.jobs.delete(run_id)
     return "", 204
 
 

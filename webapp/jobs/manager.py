@@ -28,6 +28,7 @@ class JobManager:
         self.procs: dict[str, subprocess.Popen] = {}
         self.cancelled: set[str] = set()
         self.cond = threading.Condition()
+        self.ending = threading.Lock()           # a run's post-mortem and its deletion, one at a time
         self.stopping = False
         self.thread = threading.Thread(target=self._loop, name="simtscope-jobs", daemon=True)
         self.thread.start()
@@ -52,6 +53,14 @@ class JobManager:
             self.cancelled.add(run_id)
         p.kill()
         return True
+
+    def delete(self, run_id: str) -> bool:
+        """Stop a run (cancel) and delete it with its child runs and files. The deletion waits for a
+        post-mortem in progress (the dispatcher reaping this run's worker), which would otherwise find the
+        run or its children gone halfway (a TypeError in the dispatcher thread, seen in the test suite)."""
+        self.cancel(run_id)
+        with self.ending:
+            return self.cat.delete_run(run_id)
 
     def busy(self) -> set[str]:
         with self.cond:
@@ -135,8 +144,13 @@ class JobManager:
             self.procs[rid] = p
 
     def _post_mortem(self, rid: str, code: int | None) -> None:
+        with self.ending:                            # not while the run is being deleted (delete())
+            self._post_mortem_locked(rid, code)
+
+    def _post_mortem_locked(self, rid: str, code: int | None) -> None:
         run = self.cat.sync_run(rid)
-        if run is None:
+        if run is None:                              # deleted before its worker ended
+            self.cancelled.discard(rid)
             return
         if run["status"] not in FINAL:
             if rid in self.cancelled:
@@ -155,5 +169,5 @@ class JobManager:
         """A workload run's child runs (one per launch chosen for detail) that never finished."""
         for c in self.cat.child_runs(rid):
             c = self.cat.sync_run(c["id"])
-            if c["status"] not in FINAL:
+            if c is not None and c["status"] not in FINAL:
                 self.cat.mark_final(c["id"], status, message)
