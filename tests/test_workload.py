@@ -108,6 +108,57 @@ def test_bf16_rounding():
     assert bf16_bits_to_f32(bits).tolist() == [1.0, 1.0, 1.015625, -2.5, np.inf]
 
 
+# ---------------------------------------------------------------------- the rng init (FORMAT.md)
+RNG_INITS = {"f32": {"rng": "uniform", "lo": -1.0, "hi": 1.0}, "f16": {"rng": "uniform", "lo": -0.5, "hi": 0.5},
+             "bf16": {"rng": "uniform", "lo": 0.0, "hi": 4.0}, "i32": {"rng": "int", "lo": -1000, "hi": 1000},
+             "u32": {"rng": "int", "lo": 0, "hi": 1 << 32}}
+
+
+@pytest.mark.parametrize("dtype", sorted(RNG_INITS))
+@pytest.mark.parametrize("nbytes", [0, 1, 2, 3, 4, 6, 7, 4096, 4099])
+def test_rng_fills_exactly_the_declared_bytes_by_the_suite_definition(dtype, nbytes):
+    """Every rng dtype of FORMAT.md: `bytes` long whatever the size, element i from the (i+1)-th splitmix64
+    output (validation/README.md), a zero tail when the size is not a multiple of the element size."""
+    from engine.cases import splitmix64
+    from engine.workload.bundle import DTYPES, rng_bytes
+    init = {**RNG_INITS[dtype], "dtype": dtype, "seed": 1234567}
+    got = rng_bytes(init, nbytes)
+    isz = 2 if dtype in ("f16", "bf16") else 4
+    n = nbytes // isz
+    assert len(got) == nbytes and got[n * isz:] == bytes(nbytes - n * isz)
+    z = splitmix64(1234567, n)
+    if init["rng"] == "uniform":
+        v = (init["lo"] + (init["hi"] - init["lo"]) * ((z >> np.uint64(40)).astype(np.float64) * 2.0**-24)).astype(np.float32)
+        want = f32_to_bf16_bits(v) if dtype == "bf16" else v.astype(DTYPES[dtype])
+    else:
+        want = ((z % np.uint64(init["hi"] - init["lo"])).astype(np.int64) + init["lo"]).astype(DTYPES[dtype])
+    assert got[:n * isz] == want.tobytes()
+
+
+def test_rng_u32_is_splitmix64s_low_word_as_the_readme_checks_it():
+    """validation/README.md's check values: S = 1234567 gives 6457827717110365317, 3203168211198807973,
+    9817491932198370423; an int init over [0, 2^32) keeps their low 32 bits."""
+    from engine.workload.bundle import rng_bytes
+    got = np.frombuffer(rng_bytes({"rng": "int", "dtype": "u32", "seed": 1234567, "lo": 0, "hi": 1 << 32}, 12), np.uint32)
+    assert got.tolist() == [v & 0xFFFFFFFF for v in (6457827717110365317, 3203168211198807973, 9817491932198370423)]
+
+
+@pytest.mark.parametrize("dtype", ["i8", "u8", "i16", "u16", "i64", "u64", "f64", "bool", "f8"])
+def test_rng_of_a_dtype_outside_the_format_is_refused_by_name(tmp_path, dtype):
+    """FORMAT.md's rng dtypes are f32|f16|bf16|i32|u32: others are refused by the manifest check (naming the
+    field) and by the generator itself (it used to give an i64 buffer twice its bytes, a u8 one a quarter)."""
+    from engine.workload.bundle import rng_bytes
+    init = {"rng": "int", "dtype": dtype, "seed": 1, "lo": 0, "hi": 100}
+    with pytest.raises(ValueError) as ei:
+        rng_bytes(init, 64)
+    assert str(ei.value) == f"rng dtype {dtype!r} is not one of ['bf16', 'f16', 'f32', 'i32', 'u32'] (gpu-workload/1)"
+    m, files = _good(tmp_path)
+    m["buffers"][0]["init"] = init
+    with pytest.raises(BundleError) as ei:
+        open_bundle(_write(tmp_path, m, files))
+    assert f"buffers[0].init.dtype: {dtype!r} is not one of ['bf16', 'f16', 'f32', 'i32', 'u32']" in str(ei.value)
+
+
 # ---------------------------------------------------------------------- bad input
 def _write(tmp_path, manifest: dict, files: dict | None = None) -> Path:
     d = tmp_path / "bad"

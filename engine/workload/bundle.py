@@ -199,20 +199,26 @@ RNG_CHUNK = 1 << 22        # elements generated at a time: the peak is the buffe
 
 
 def rng_bytes(init: dict, nbytes: int) -> bytes:
-    """The suite's splitmix64 generator (validation/README.md) filling `nbytes` of `init['dtype']`.
+    """The suite's splitmix64 generator (validation/README.md) filling exactly `nbytes` of `init['dtype']`:
+    element i (of dtype's size) from the (i+1)-th output, then a zero tail when `nbytes` is not a multiple of
+    the element size. The dtypes are FORMAT.md's (RNG_DTYPES: f32 f16 bf16 i32 u32); any other is a
+    ValueError naming it (the size used to be assumed 4 bytes for all but f16/bf16, so an i64 buffer came out
+    twice its size and a u8 one a quarter filled; the manifest check refuses them before this is reached).
     Generated in chunks into one preallocated buffer, so a large buffer needs twice its size in memory (the buffer and its bytes), not
     the ~6x that whole-array uint64/float64 temporaries took (a 2 GiB f32 buffer asked for 4 GiB at once)."""
     from engine.cases import _GOLDEN       # the generator's increment: chunk k starts k outputs in
     dt = init["dtype"]
-    isz = 2 if dt in ("f16", "bf16") else 4
+    if dt not in RNG_DTYPES:
+        raise ValueError(f"rng dtype {dt!r} is not one of {sorted(RNG_DTYPES)} (gpu-workload/1)")
+    isz = np.dtype(DTYPES[dt]).itemsize
     n = nbytes // isz
     out = bytearray(nbytes)                # zero tail (nbytes not a multiple of the element size)
-    seed, pos = int(init["seed"]), 0
+    seed = int(init["seed"])
     for k in range(0, n, RNG_CHUNK):       # element k + i is the (k + i + 1)-th output from `seed`
         c = min(RNG_CHUNK, n - k)
         chunk = _rng_elements(init, dt, (seed + k * _GOLDEN) & (2**64 - 1), c).tobytes()
-        out[pos:pos + len(chunk)] = chunk  # 1-byte dtypes fill less than n * isz (as they always did)
-        pos += len(chunk)
+        assert len(chunk) == c * isz
+        out[k * isz:(k + c) * isz] = chunk
     return bytes(out)
 
 
