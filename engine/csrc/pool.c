@@ -1,5 +1,7 @@
 /* pool.c — the simulation threads (see pool.h): a generation counter announces a job; each thread
  * counts itself done; waiting is a short spin, then a condition variable. */
+#include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -8,9 +10,37 @@
 
 #define SPINS 20000
 
+static atomic_ullong stack_peak;       /* deepest stack use of any pool thread so far (bytes) */
+
+/* Bytes of this thread's stack that were ever written: fresh stacks are zero pages, so the lowest
+ * non-zero byte marks the deepest frame (a stack reused from glibc's cache keeps its old marks, which only
+ * makes this an upper bound). Called as the thread ends. */
+static void note_stack_use(void) {
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a)) return;
+    int bad = pthread_attr_getstack(&a, &lo, &size);
+    pthread_attr_destroy(&a);
+    if (bad) return;
+    const unsigned char *b = lo, *end = b + size;
+    while (b < end && !*b) b++;
+    unsigned long long used = (unsigned long long)(end - b), cur = atomic_load(&stack_peak);
+    while (used > cur && !atomic_compare_exchange_weak(&stack_peak, &cur, used)) {}
+}
+
+uint64_t gs_pool_stack_bytes(void) {
+    return GS_POOL_STACK_BYTES > PTHREAD_STACK_MIN ? GS_POOL_STACK_BYTES : PTHREAD_STACK_MIN;
+}
+
+uint64_t gs_pool_stack_peak(void) { return atomic_load(&stack_peak); }
+
+typedef struct { struct gs_pool *p; uint32_t k; } thread_arg;
+
 struct gs_pool {
     uint32_t n;
     pthread_t *th;
+    thread_arg *args;                  /* owned by the pool: a thread that frees nothing makes no arena */
     pthread_mutex_t mu;
     pthread_cond_t start_cv, done_cv;
     atomic_uint gen;                   /* job number */
@@ -20,11 +50,8 @@ struct gs_pool {
     void *arg;
 };
 
-typedef struct { gs_pool *p; uint32_t k; } thread_arg;
-
 static void *thread_main(void *a) {
     thread_arg ta = *(thread_arg *)a;
-    free(a);
     gs_pool *p = ta.p;
     unsigned seen = 0;
     for (;;) {
@@ -37,7 +64,7 @@ static void *thread_main(void *a) {
                 pthread_cond_wait(&p->start_cv, &p->mu);
             pthread_mutex_unlock(&p->mu);
         }
-        if (p->stop) return NULL;
+        if (p->stop) { note_stack_use(); return NULL; }
         seen = g;
         p->fn(p->arg, ta.k);
         if (atomic_fetch_sub_explicit(&p->left, 1, memory_order_acq_rel) == 1) {
@@ -58,14 +85,22 @@ gs_pool *gs_pool_create(uint32_t n) {
     atomic_init(&p->gen, 0);
     atomic_init(&p->left, 0);
     p->th = calloc(p->n, sizeof *p->th);
-    if (!p->th) { free(p); return NULL; }
-    for (uint32_t k = 1; k < p->n; k++) {
-        thread_arg *a = malloc(sizeof *a);
-        if (!a) { p->n = k; break; }
-        a->p = p;
-        a->k = k;
-        if (pthread_create(&p->th[k], NULL, thread_main, a)) { free(a); p->n = k; break; }
+    p->args = calloc(p->n, sizeof *p->args);
+    if (!p->th || !p->args) { free(p->th); free(p->args); free(p); return NULL; }
+    if (p->n > 1 && !getenv("MALLOC_ARENA_MAX"))   /* see pool.h: the team allocates in shared arenas */
+        mallopt(M_ARENA_MAX, GS_POOL_ARENAS);
+    pthread_attr_t attr;
+    int have_attr = !pthread_attr_init(&attr);
+    if (have_attr && pthread_attr_setstacksize(&attr, (size_t)gs_pool_stack_bytes())) {
+        pthread_attr_destroy(&attr);
+        have_attr = 0;
     }
+    for (uint32_t k = 1; k < p->n; k++) {
+        p->args[k].p = p;
+        p->args[k].k = k;
+        if (pthread_create(&p->th[k], have_attr ? &attr : NULL, thread_main, &p->args[k])) { p->n = k; break; }
+    }
+    if (have_attr) pthread_attr_destroy(&attr);
     return p;
 }
 
@@ -100,5 +135,6 @@ void gs_pool_destroy(gs_pool *p) {
     pthread_cond_destroy(&p->start_cv);
     pthread_cond_destroy(&p->done_cv);
     free(p->th);
+    free(p->args);
     free(p);
 }

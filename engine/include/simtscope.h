@@ -496,6 +496,8 @@ int gs_tsim_run(gs_tsim *ts, uint64_t cycle_budget, gs_fault *fault);
 void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out);
 uint64_t gs_tsim_cycle(gs_tsim *ts);
 uint32_t gs_tsim_threads(gs_tsim *ts);       /* the threads it simulates with (sim.threads resolved) */
+uint64_t gs_pool_stack_bytes(void);          /* the stack size of a simulation thread (pool.h) */
+uint64_t gs_pool_stack_peak(void);           /* the deepest stack use of any simulation thread that ended */
 /* Contract: sets the launched kernel's cycle and warp-instruction caps (0: none), as desc.max_cycles and
  * desc.max_warp_insts do for gs_tsim_launch (a trace launch has no desc of the caller's). */
 void gs_tsim_set_caps(gs_tsim *ts, uint64_t max_cycles, uint64_t max_warp_insts);
