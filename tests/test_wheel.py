@@ -72,6 +72,18 @@ def test_the_wheel_carries_every_package_and_data_folder(installed):
     assert "webapp/templates/index.html" in names and any(n.startswith("webapp/static/js/") for n in names)
 
 
+def test_the_wheel_states_its_license_as_spdx_and_carries_the_file(installed):
+    """pyproject's license is the SPDX string with license-files (PEP 639; the table form is deprecated by
+    setuptools, to be removed 2027-02-18): the metadata says License-Expression, not the old License."""
+    z = zipfile.ZipFile(installed[2])
+    (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+    head = z.read(meta).decode().split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: MIT" in head and "License-File: LICENSE" in head, head
+    assert not [h for h in head if h.startswith("License:")], head
+    lic = meta.replace("METADATA", "licenses/LICENSE")
+    assert z.read(lic) == (ROOT / "LICENSE").read_bytes()
+
+
 def test_run_and_validate_from_another_folder(installed):
     bin_, work, _ = installed
     r = _check([str(bin_ / "simtscope"), "run", "--case", "saxpy_1M"], cwd=work, timeout=300)
