@@ -90,6 +90,10 @@ SCHEMA: list[P] = [
     P("sm.fetch_insts", int, 0, "instructions", 0, 16,
       doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
           "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),
+    P("sm.cp_async_wait", int, 0, "", 0, 1,
+      doc="1: cp.async.wait_group N (wait_all) waits until the data of all but the newest N committed cp.async "
+          "groups (all of them) has arrived in the SM, as the PTX ISA says; 0: it waits for nothing (the copies "
+          "cost only their issue)"),
     P("sm.wgmma_chain_in_pipe", int, 0, "", 0, 1,
       doc="1: a wgmma accumulating into registers an earlier wgmma writes issues when the tensor pipe is free "
           "(the SASS issues such HGMMAs back to back); 0: it waits for the earlier result"),

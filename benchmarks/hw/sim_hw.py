@@ -6,13 +6,15 @@ hardware's where a result file exists. Run from the repository root with the pro
     python benchmarks/hw/sim_hw.py wgmma [--only REGEX] [--set sm.wgmma_chain_in_pipe=1]   # cycles per group vs the H200
                                                                        # (the switch: the measured wgmma pipe, calibration.md 5g)
     python benchmarks/hw/sim_hw.py chase [--sizes 16,32,64]            # lat.cu's L2 curve (.cg), MiB
+    python benchmarks/hw/sim_hw.py kloop [--hw results/h200_kloop.out] [--only REGEX]   # cp.async k-tile loops
 
 launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
 gpc__cycles_elapsed.max) for every configuration of ncu_launch.cu's result file, beside the H200's
 median (docs/calibration.md 5f). chase: lat.cu's latency curve with ld.global.cg (every SM reads the
 S-byte buffer with l2_touch, then one thread chases a random cycle with one node per 128-byte line:
 cycles per hop as the hardware printed them; all hits at 32 MiB on the H200, ~56 % hits at 64 MiB;
-docs/calibration.md 5h). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
+docs/calibration.md 5h). kloop: kloop.cu's cycles per k-tile (median over CTAs) of cp.async + wait_group
+loops and the ld.global + st.shared loop beside the H200's (docs/calibration.md 5i). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
 of warpgroup 0 against the host's exact product (the benchmark's self-check, here on the model).
 """
 from __future__ import annotations
@@ -298,9 +300,68 @@ def chase(args) -> None:
         dev.free(buf)
 
 
+# ------------------------------------------------------------------------------------------- kloop
+KLOOP_DEFAULT = [dict(kind=k, stages=s, cp=cp, threads=t, ctas=c, mode=m, iters=32, hw=None)
+                 for m in ("l2", "dram") for k, s in (("cp", 1), ("cp", 2), ("cp", 3), ("ldg", 1))
+                 for cp in (1, 4) for t in (128, 256) for c in (1, 132)] + \
+                [dict(kind=k, stages=s, cp=4, threads=256, ctas=132, mode=m, iters=32, hw=None)
+                 for m in ("hot4k", "hot16k", "hot64k", "hot1m") for k, s in (("cp", 3), ("ldg", 1))]
+
+
+def kloop(args) -> None:
+    ptx = ptx_of("kloop.cu", "sm_90")
+    sim = TimingSim("h200", overrides=args.set)
+    dev = sim.device
+    hw = args.hw or str(HW / "results" / "h200_kloop.out")
+    cases = KLOOP_DEFAULT
+    if pathlib.Path(hw).exists():
+        cases = []
+        for line in pathlib.Path(hw).read_text().splitlines():
+            if line.startswith("RESULT "):
+                r = json.loads(line[7:])
+                cases.append(dict(r, hw=r["cyc_per_tile_median"]))
+    for c in cases:
+        c.setdefault("name", f"{c['kind']}_s{c['stages']}_cp{c['cp']}_t{c['threads']}_c{c['ctas']}_{c['mode']}")
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, c["name"])]
+    names = {("cp", 1): "_Z8kloop_cpILi1EEvPK4int4iiyiPyPi", ("cp", 2): "_Z8kloop_cpILi2EEvPK4int4iiyiPyPi",
+             ("cp", 3): "_Z8kloop_cpILi3EEvPK4int4iiyiPyPi", ("ldg", 1): "_Z9kloop_ldgPK4int4iiyiPyPi"}
+    kern = {}
+    print(f"{'case (kloop.cu RESULT)':32s} {'H200':>8s} {'model':>8s} {'error':>7s}   cycles per k-tile, median over CTAs")
+    errs = []
+    cyc, sink = dev.malloc(8 * 1024), dev.malloc(64)
+    for c in cases:
+        key = (c["kind"], c["stages"])
+        if key not in kern:
+            kern[key] = dev.load_ptx(one_entry(ptx, names[key])).kernel(names[key])
+        k, T, ctas, cp, iters = kern[key], c["threads"], c["ctas"], c["cp"], c["iters"]
+        dram, hot = c["mode"] == "dram", c["mode"].startswith("hot")
+        wrap = 0 if dram else int(c["mode"][3:-1]) * (65536 if c["mode"].endswith("m") else 64) if hot else 2048
+        nbytes = wrap * 16 if hot else ctas * (iters * cp * T if dram else wrap) * 16
+        src = dev.malloc(nbytes)
+        smem = (4 if c["kind"] == "ldg" else c["stages"] * cp) * T * 16
+        argv = (src, cp, iters, wrap, int(hot), cyc, sink)
+        sim.flush()
+        if not dram:
+            sim.launch(k, ctas, T, argv, shared=smem)      # the lines into L2, as the benchmark's first launch
+        sim.launch(k, ctas, T, argv, shared=smem)
+        v = np.sort(np.frombuffer(dev.read(cyc, 8 * ctas), np.uint64).astype(float))
+        got = v[ctas // 2] / iters
+        dev.free(src)
+        name = c["name"]
+        if c["hw"]:
+            err = 100 * (got - c["hw"]) / c["hw"]
+            errs.append(abs(err))
+            print(f"{name:32s} {c['hw']:8.1f} {got:8.1f} {err:+6.1f}%", flush=True)
+        else:
+            print(f"{name:32s} {'':8s} {got:8.1f}", flush=True)
+    if errs:
+        print(f"all {len(errs)} cases: mean |error| {sum(errs) / len(errs):.1f}%, max {max(errs):.1f}%")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["launch", "wgmma", "chase"])
+    ap.add_argument("what", choices=["launch", "wgmma", "chase", "kloop"])
     ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run); wgmma: wgmma.cu's "
                     "output (default benchmarks/hw/results/h200_wgmma.out)")
     ap.add_argument("--only", help="a regular expression the configuration (launch) or RESULT (wgmma) names must match")
@@ -308,7 +369,7 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
     ap.add_argument("--sizes", default="16,32,64", help="chase: buffer sizes in MiB")
     a = ap.parse_args()
-    {"launch": launch, "wgmma": wgmma, "chase": chase}[a.what](a)
+    {"launch": launch, "wgmma": wgmma, "chase": chase, "kloop": kloop}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ typedef struct gs_pnode {
     uint64_t val;                      /* resolved */
 } gs_pnode;
 
-enum gs_pfix_kind { GS_FIX_REG, GS_FIX_PRED, GS_FIX_DRAIN, GS_FIX_READY, GS_FIX_ACKED };
+enum gs_pfix_kind { GS_FIX_REG, GS_FIX_PRED, GS_FIX_DRAIN, GS_FIX_READY, GS_FIX_ACKED, GS_FIX_CPASYNC };
 
 typedef struct gs_pfix {
     uint16_t slot;

@@ -73,6 +73,9 @@ typedef struct gs_tw {
     uint8_t wg_head, wg_count;         /* sm.wgmma_chain_in_pipe: committed wgmma groups (ring, oldest first) */
     uint64_t wg_open;                  /*   latest completion of the wgmma issued since the last commit */
     uint64_t wg_group[8];              /*   each committed group's completion cycle */
+    uint8_t cp_head, cp_count;         /* sm.cp_async_wait: committed cp.async groups (ring, oldest first) */
+    uint64_t cp_open;                  /*   latest data arrival of the cp.async issued since the last commit */
+    uint64_t cp_group[8];              /*   each committed group's data-arrival cycle (may be a pending marker) */
 } gs_tw;
 
 typedef struct gs_tcta {

@@ -98,7 +98,13 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
 
 static inline int wg_chain(const gs_tsim *ts) { return ts->cfg.sm_wgmma_chain_in_pipe && !ts->prog->trace; }
 
-static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int wg_chain) {
+/* sm.cp_async_wait: cp.async (not .bulk) copies are tracked per warp in commit groups; wait_group N waits for
+ * the data of all but the newest N committed groups, wait_all for all of them and the open one */
+static inline int cp_wait(const gs_tsim *ts) { return ts->cfg.sm_cp_async_wait && !ts->prog->trace; }
+static inline int is_cp_copy(const gs_xinst *x) { return x->op == GS_OP_CP_ASYNC && !(x->aux & 1u); }  /* aux bit 0: .bulk */
+static inline int is_cp_group_op(const gs_xinst *x) { return x->op == GS_OP_CP_ASYNC_COMMIT || x->op == GS_OP_CP_ASYNC_WAIT; }
+
+static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int wg_chain, int cp_wait) {
     uint8_t skip = wg_chain && x->op == GS_OP_WGMMA_MMA ? REG_WGMMA_ACC : 0;
     for (uint32_t i = 0; i < x->nrd; i++) {
         uint64_t t = tw->reg_ready[x->rd[i]];
@@ -119,6 +125,15 @@ static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int 
             if (t > r) { r = t; state = GS_WS_WAIT; }
         }
     }
+    if (cp_wait && x->op == GS_OP_CP_ASYNC_WAIT) {
+        /* wait_group N: all but the newest N committed groups; wait_all (no operand): every group and the open one */
+        int32_t keep = x->nops ? (int32_t)tw->w->R[x->ops[0]] : 0;
+        for (int32_t i = 0; i < (int32_t)tw->cp_count - keep; i++) {
+            uint64_t t = tw->cp_group[(tw->cp_head + i) % 8];
+            if (t > r) { r = t; state = GS_WS_LONG_SCOREBOARD; }
+        }
+        if (!x->nops && tw->cp_open > r) { r = tw->cp_open; state = GS_WS_LONG_SCOREBOARD; }
+    }
     for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) {
         uint64_t t = tw->pred_ready[x->pwr[i]];
         if (t > r) { r = t; state = GS_WS_WAIT; }
@@ -128,10 +143,11 @@ static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int 
 }
 
 /* from `earliest` (default state) and the instruction fetch, then the scoreboard */
-static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t fetch, int state, int wg_chain) {
+static void ready_from(gs_tw *tw, const gs_xinst *x, uint64_t earliest, uint64_t fetch, int state, int wg_chain,
+                       int cp_wait) {
     uint64_t r = earliest;
     if (fetch > r) { r = fetch; state = GS_WS_NO_INSTRUCTION; }
-    scoreboard(tw, x, r, state, wg_chain);
+    scoreboard(tw, x, r, state, wg_chain, cp_wait);
 }
 
 static inline int is_warp_op(const gs_xinst *x) {
@@ -220,7 +236,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     tw->nr_base = earliest;
     tw->nr_fetch = fetch;
     tw->nr_state = (uint8_t)default_state;
-    ready_from(tw, x, earliest, fetch, default_state, wg_chain(ts));
+    ready_from(tw, x, earliest, fetch, default_state, wg_chain(ts), cp_wait(ts));
     tw->throttle_until = 0;
     if (gs_is_pend(tw->ready_at)) gs_pend_fix(&sm->pend, tw->slot, GS_FIX_READY, 0);
     sched_sync(sm, tw);
@@ -380,6 +396,11 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     } else if (is_mem) {
         uint64_t leave;
         done = gs_tmem_issue(ts, sm, tw, x, now, &kind, &leave);
+        if (cp_wait(ts) && is_cp_copy(x) && w->mmask) {      /* the group's data arrives with its last copy */
+            uint64_t a = gs_pend_max(pd, done, 0, tw->cp_open);
+            if (gs_is_pend(a) && a != tw->cp_open) gs_pend_fix(pd, tw->slot, GS_FIX_CPASYNC, 0);
+            tw->cp_open = a;
+        }
         if (x->nwr == 0 && x->pwr[0] < 0) {            /* stores, reductions: drain and fences only */
             uint64_t d = gs_pend_max(pd, leave, 0, tw->drain_at);
             if (gs_is_pend(d) && d != tw->drain_at) gs_pend_fix(pd, tw->slot, GS_FIX_DRAIN, 0);
@@ -415,6 +436,29 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
                 tw->wg_head = (uint8_t)((tw->wg_head + 1) % 8);
                 tw->wg_count--;
             }
+        }
+    }
+    if (cp_wait(ts) && is_cp_group_op(x)) {          /* cp.async groups: commit closes one, waits retire them */
+        if (x->op == GS_OP_CP_ASYNC_COMMIT) {
+            if (tw->cp_count == 8) {                     /* (more than 8 in flight: the oldest merges into the next) */
+                uint64_t o = tw->cp_group[tw->cp_head];
+                tw->cp_head = (uint8_t)((tw->cp_head + 1) % 8);
+                tw->cp_count--;
+                uint64_t *n = &tw->cp_group[tw->cp_head];
+                uint64_t v = gs_pend_max(pd, o, 0, *n);
+                if (gs_is_pend(v) && v != *n) gs_pend_fix(pd, tw->slot, GS_FIX_CPASYNC, 0);
+                *n = v;
+            }
+            tw->cp_group[(tw->cp_head + tw->cp_count) % 8] = tw->cp_open;
+            tw->cp_count++;
+            tw->cp_open = 0;
+        } else {
+            int32_t keep = x->nops ? (int32_t)w->R[x->ops[0]] : 0;
+            while ((int32_t)tw->cp_count > keep && tw->cp_count) {
+                tw->cp_head = (uint8_t)((tw->cp_head + 1) % 8);
+                tw->cp_count--;
+            }
+            if (!x->nops) tw->cp_open = 0;
         }
     }
     if (sm->lsu.next_free != lsu0) queue_push(ts, sm, GS_Q_LG, max64(now + 1, (lsu0 + (1u << GS_FIX) - 1) >> GS_FIX));
@@ -557,6 +601,8 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->blocked = 0;
         tw->wg_head = tw->wg_count = 0;
         tw->wg_open = 0;
+        tw->cp_head = tw->cp_count = 0;
+        tw->cp_open = 0;
         tw->age = ts->age++;
         tw->rec_state = 255;
         tw->fetch_left = 0;
@@ -628,6 +674,9 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
             if (tw->done && tw->drain_at < sm->min_drain) sm->min_drain = tw->drain_at;
         } else if (f->kind == GS_FIX_ACKED && gs_is_pend(tw->acked_at)) {
             tw->acked_at = gs_pend_val(pd, tw->acked_at);
+        } else if (f->kind == GS_FIX_CPASYNC) {        /* the warp's cp.async groups (all of them: few) */
+            tw->cp_open = gs_pend_val(pd, tw->cp_open);
+            for (int g = 0; g < 8; g++) tw->cp_group[g] = gs_pend_val(pd, tw->cp_group[g]);
         }
     }
     for (uint32_t i = 0; i < pd->nfix; i++) {     /* then the scoreboards that waited on them */
@@ -635,7 +684,8 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
         gs_tw *tw = &sm->tw[f->slot];
         if (f->kind != GS_FIX_READY || !tw->w || tw->done || tw->blocked || tw->next_pc < 0 || !gs_is_pend(tw->ready_at))
             continue;
-        ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state, wg_chain(ts));
+        ready_from(tw, &ts->prog->x[tw->next_pc], gs_pend_val(pd, tw->nr_base), gs_pend_val(pd, tw->nr_fetch), tw->nr_state,
+                   wg_chain(ts), cp_wait(ts));
         sched_sync(sm, tw);
         gs_subcore *sc = &sm->sc[tw->sub];
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
