@@ -3,6 +3,7 @@
     python benchmarks/timing.py [--cases sgemm_tiled16_512,saxpy_16M | --suite] [--threads 1,2] [--config h200]
                                 [--repeat 3] [--functional]
     python benchmarks/timing.py --baseline DIR [--cases ... | --suite] [--threads 1,2] [--repeat 3]
+    python benchmarks/timing.py --suite --jobs 8 [--threads 1,2] [--max-insts 100000000]
 
 Per case and thread count, in the same process: the launch's wall time (best of --repeat runs; the
 machine is shared, so the best run is the least disturbed) and its rate; the ratio of each thread count
@@ -16,6 +17,14 @@ run: each launch runs in a fresh process per checkout, the two alternating, best
 thread is timed in CPU time of the launch (the machine is shared: CPU time is what other jobs disturb
 least), several threads in wall time. It prints both rates, their ratio, and whether the statistics
 are identical (speed work must not change them).
+
+--jobs N runs every (case, thread count) launch in a fresh process, N at a time (longest first), so the
+whole suite at one and two threads fits in a few minutes on a many-core host (use N <= cores / the largest
+thread count). One thread is timed in CPU time and wall time, more threads in wall time; the ratio of
+thread counts is wall against wall. Launches longer than --max-insts warp instructions (default 100 M:
+the four largest GEMMs and conv2d_3x3_n8) stop at that cap, checked at a quantum boundary, and their
+rate is that of the part simulated (marked 'capped'); statistics are still compared between thread
+counts at the same cap.
 """
 from __future__ import annotations
 
@@ -72,25 +81,34 @@ _CHILD = r"""
 import hashlib, json, os, sys, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 root, name, config, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+cap = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 sys.path.insert(0, root)
 from engine.cases import load_suite
+from engine.errors import LimitExceeded
 from engine.runner import prepare
-from engine.timing import TimingSim
+from engine.timing import TimingSim, ffi, lib, stats_dict
 case = load_suite()[name]
 sim = TimingSim(config, threads=threads)
 kernel, args, _, bufs = prepare(case, sim.device)
 sim.flush()
+capped = False
 t0, c0 = time.perf_counter(), time.process_time()
-res = sim.launch(kernel, case.grid, case.block, args, shared=case.shared)
+try:
+    st = sim.launch(kernel, case.grid, case.block, args, shared=case.shared, max_warp_insts=cap).stats
+except LimitExceeded:
+    capped = True
+    ts = ffi.new("gs_tstats *")
+    lib.gs_tsim_get_stats(sim._ptr, ts)
+    st = stats_dict(ts, sim.config["gpu.sm_clock_mhz"], sim.config["gpu.num_sms"] * sim.config["sm.max_warps"])
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-st = {k: v for k, v in res.stats.items() if k != "wall_s"}
-print(json.dumps({"wall": wall, "cpu": cpu, "insts": st["warp_insts"], "cycles": st["gpu_sim_cycle"],
+st = {k: v for k, v in st.items() if k != "wall_s"}
+print(json.dumps({"wall": wall, "cpu": cpu, "insts": st["warp_insts"], "cycles": st["gpu_sim_cycle"], "capped": capped,
                   "digest": hashlib.sha256(json.dumps(st, sort_keys=True, default=str).encode()).hexdigest()}))
 """
 
 
-def run_child(root, name, config, threads):
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), name, config, str(threads)],
+def run_child(root, name, config, threads, cap=0):
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), name, config, str(threads), str(cap)],
                          capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{name} in {root}: {out.stderr.strip()[-2000:]}")
@@ -142,6 +160,63 @@ def compare_baseline(a, names, counts):
             print(f"{t} threads (wall) vs {counts[0]} (CPU), {label}: median {statistics.median(rs):.2f}x")
 
 
+def suite_jobs(a, suite, names, counts):
+    """Every (case, thread count) launch in its own process, a.jobs at a time, longest first."""
+    from concurrent.futures import ThreadPoolExecutor
+    here = Path(__file__).resolve().parent.parent
+    est = {}                                # seconds, from the last validation's rates: longest first
+    known = here / "docs" / "validation" / "h200.json"
+    if known.exists():
+        for c in json.loads(known.read_text()).get("cases", []):
+            if isinstance(c, dict) and c.get("warp_insts") and c.get("sim_rate_warp_insts_per_s"):
+                est[c["name"]] = min(c["warp_insts"], a.max_insts or c["warp_insts"]) / c["sim_rate_warp_insts_per_s"]
+    tasks = sorted(((n, t) for n in names for t in counts), key=lambda nt: -est.get(nt[0], 0.0) / nt[1] ** 0.5)
+    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+          f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts")
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(a.jobs) as ex:
+        futs = {nt: ex.submit(run_child, here, nt[0], a.config, nt[1], a.max_insts) for nt in tasks}
+        res = {nt: f.result() for nt, f in futs.items()}
+    head = f"{'case':28s} {'warp insts':>12s} {'sim cycles':>11s} {'1T CPU M/s':>10s}"
+    for t in counts:
+        head += f" {f'{t}T wall M/s':>12s}"
+        if t != counts[0]:
+            head += f" {f'{t}T/{counts[0]}T':>7s}"
+    print(head + "  same stats")
+    cpu_rates, wall_rates, ratios, differ = [], [], {}, []
+    for n in names:
+        r0 = res[(n, counts[0])]
+        cpu_rates.append(r0["insts"] / r0["cpu"])
+        wall_rates.append(r0["insts"] / r0["wall"])
+        row = f"{n:28s} {r0['insts']:12,d} {r0['cycles']:11,d} {cpu_rates[-1] / 1e6:10.2f}"
+        same = True
+        for t in counts:
+            r = res[(n, t)]
+            same &= r["digest"] == r0["digest"]
+            row += f" {r['insts'] / r['wall'] / 1e6:12.2f}"
+            if t != counts[0]:
+                ratio = r0["wall"] / r["wall"]
+                ratios.setdefault(t, []).append((n, ratio))
+                row += f" {ratio:6.2f}x"
+        if not same:
+            differ.append(n)
+        print(row + f"  {'yes' if same else 'NO'}" + ("  capped" if r0["capped"] else ""))
+    print(f"\n{len(names)} cases in {time.perf_counter() - t0:.0f} s wall")
+    for label, rates in (("CPU time", cpu_rates), ("wall time", wall_rates)):
+        med, lo = statistics.median(rates), min(rates)
+        print(f"{counts[0]} thread, {label}: median {med / 1e6:.2f} M warp insts/s (goal {GOAL_MEDIAN / 1e6:.0f} M), "
+              f"slowest {lo / 1e6:.2f} M/s (floor {GOAL_MIN / 1e6:.0f} M), {sum(r < GOAL_MIN for r in rates)} "
+              f"of {len(rates)} cases below the floor")
+    for t, rs in ratios.items():
+        gemm = [r for n, r in rs if "gemm" in n]
+        if gemm:
+            print(f"{t} threads vs {counts[0]} (wall) on the GEMMs: {statistics.median(gemm):.2f}x median "
+                  f"(goal {GOAL_RATIO}x), range {min(gemm):.2f}-{max(gemm):.2f}x")
+        print(f"{t} threads vs {counts[0]} (wall) on all cases: {statistics.median(r for _, r in rs):.2f}x median")
+    if differ:
+        raise SystemExit(f"statistics differ between thread counts: {', '.join(differ)}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=DEFAULT)
@@ -151,12 +226,17 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--functional", action="store_true")
     ap.add_argument("--baseline", metavar="DIR", help="compare with the (built) checkout in DIR, launch by launch")
+    ap.add_argument("--jobs", type=int, default=0, help="run launches in N fresh processes at a time (suite mode)")
+    ap.add_argument("--max-insts", type=int, default=100_000_000,
+                    help="with --jobs: stop a launch after this many warp instructions (0: none)")
     a = ap.parse_args(argv)
     suite = load_suite()
     names = [c.name for c in suite.cases] if a.suite else a.cases.split(",")
     counts = [int(t) for t in a.threads.split(",")]
     if a.baseline:
         return compare_baseline(a, names, counts)
+    if a.jobs:
+        return suite_jobs(a, suite, names, counts)
     head = f"{'case':28s} {'warp insts':>12s} {'sim cycles':>11s}"
     for t in counts:
         head += f" {f'{t}T wall s':>10s} {f'{t}T M/s':>8s}"
