@@ -44,8 +44,12 @@ static inline void gs_cal_free(gs_cal *c) { free(c->cell); c->cell = NULL; }
 static inline void gs_cal_zero(gs_cal *c, uint64_t a, uint64_t b) {
     if (b <= a) return;
     uint64_t i = a & (GS_CAL_SPAN - 1), n = b - a, first = GS_CAL_SPAN - i < n ? GS_CAL_SPAN - i : n;
+    if (n <= 16) {                  /* the usual case (a calendar advanced a few cycles): no library call */
+        for (uint64_t k = 0; k < n; k++) c->cell[(a + k) & (GS_CAL_SPAN - 1)] = (gs_calcell){0, 0};
+        return;
+    }
     memset(c->cell + i, 0, first * sizeof *c->cell);
-    memset(c->cell, 0, (n - first) * sizeof *c->cell);
+    if (n > first) memset(c->cell, 0, (n - first) * sizeof *c->cell);
 }
 
 /* Forgetting clears only the cycles that were booked ([lo, hi)): a calendar used now and then would

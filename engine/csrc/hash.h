@@ -9,4 +9,12 @@ static inline uint32_t gs_mix(uint64_t x) {
     return (uint32_t)x;
 }
 
+/* a % d for a 32-bit a and a divisor d fixed in advance, without a division: m = gs_fastmod_m(d), then
+ * gs_fastmod(a, m, d) (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact
+ * for every 32-bit a and d >= 1) */
+static inline uint64_t gs_fastmod_m(uint32_t d) { return UINT64_MAX / d + 1; }
+static inline uint32_t gs_fastmod(uint32_t a, uint64_t m, uint32_t d) {
+    return (uint32_t)(((__uint128_t)(m * a) * d) >> 64);
+}
+
 #endif

@@ -35,6 +35,16 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
         if (gs_cache_init(&l2->sl[i].c, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc) ||
             gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic))
             return -1;
+    uint32_t ilv = l2->interleave_bytes;
+    l2->ilv_shift = ilv && !(ilv & (ilv - 1)) ? (uint32_t)__builtin_ctz(ilv) : 0;
+    l2->sets = l2->sl[0].c.sets;
+    l2->slices_m = gs_fastmod_m(l2->nslices);
+    l2->sets_m = gs_fastmod_m(l2->sets);
+    l2->part_of = calloc(l2->nslices, sizeof *l2->part_of);
+    l2->in_part = calloc(l2->nslices, sizeof *l2->in_part);
+    if (!l2->part_of || !l2->in_part) return -1;
+    uint32_t sps = l2->nslices / l2->partitions;
+    for (uint32_t i = 0; i < l2->nslices; i++) { l2->part_of[i] = i / sps; l2->in_part[i] = i % sps; }
     return 0;
 }
 
@@ -43,7 +53,10 @@ void gs_l2_free(gs_l2 *l2) {
         gs_cache_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
     }
     free(l2->sl);
+    free(l2->part_of);
+    free(l2->in_part);
     l2->sl = NULL;
+    l2->part_of = l2->in_part = NULL;
 }
 
 void gs_l2_reset(gs_l2 *l2) {
@@ -58,11 +71,11 @@ void gs_l2_flush(gs_l2 *l2) {
  * (xor, xor_line), or (balanced) each run of `nslices` granules to every slice once, in an order
  * rotated by a hash of the run's number */
 uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
-    uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
+    uint64_t g = l2->ilv_shift ? (line << l2->line_shift) >> l2->ilv_shift : (line << l2->line_shift) / l2->interleave_bytes;
     if (l2->hash == GS_L2_HASH_LINEAR) return (uint32_t)(g % l2->nslices);
     if (l2->hash == GS_L2_HASH_BALANCED)
         return (uint32_t)((g % l2->nslices + gs_mix(g / l2->nslices)) % l2->nslices);
-    return gs_mix(g) % l2->nslices;
+    return gs_fastmod(gs_mix(g), l2->slices_m, l2->nslices);
 }
 
 /* The set of a line in its slice. linear, xor: the line number above the slice count (GPGPU-Sim's
@@ -73,7 +86,7 @@ uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
  * contiguous range spreads evenly. (The H200 keeps a 32 MiB buffer read by every SM whole:
  * docs/calibration.md 5h.) */
 static uint64_t set_of(const gs_l2 *l2, const gs_cache *c, uint64_t line) {
-    if (l2->hash == GS_L2_HASH_XOR_LINE) return gs_mix(line ^ 0x5bd1e995u) % c->sets;
+    if (l2->hash == GS_L2_HASH_XOR_LINE) return gs_fastmod(gs_mix(line ^ 0x5bd1e995u), l2->sets_m, l2->sets);
     if (l2->hash == GS_L2_HASH_BALANCED) {
         uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
         uint64_t lpg = l2->interleave_bytes > l2->line_bytes ? l2->interleave_bytes / l2->line_bytes : 1;
@@ -202,9 +215,9 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
     uint64_t line = addr >> l2->line_shift;
     uint32_t home = gs_l2_slice_of(l2, line);
     uint32_t sps = l2->nslices / l2->partitions;
-    if (l2->partitions == 1 || home / sps == part)
+    if (l2->partitions == 1 || l2->part_of[home] == part)
         return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
-    uint32_t near = part * sps + home % sps;
+    uint32_t near = part * sps + l2->in_part[home];
     uint64_t half = l2->far_latency / 2, tin = 0;
     if (kind == GS_L2_READ) {
         uint64_t r = slice_access(l2, near, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);

@@ -30,6 +30,11 @@ typedef struct gs_l2 {
     uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
     uint32_t write_miss_dram;          /* l2.write_miss_dram */
     uint32_t line_shift, sector_shift;
+    /* derived, for the hot path: interleave_bytes as a shift (0: not a power of two), gs_fastmod
+     * multipliers for the slice count and the sets per slice, each slice's partition and its place in it */
+    uint32_t ilv_shift, sets;
+    uint64_t slices_m, sets_m;
+    uint32_t *part_of, *in_part;
     uint64_t hit_latency, far_latency, atomic_latency;
     uint64_t sector_cost, partial_cost, atomic_cost;   /* fixed point, 1/256 cycle */
     gs_dram *dram;

@@ -14,7 +14,8 @@ int gs_rec_init(gs_rec *r, uint32_t nsm) {
     for (int t = 0; t < GS_REC__COUNT; t++) r->bufs[t].row_size = ROW_SIZE[t];
     r->nsm = nsm;
     r->stage = calloc((size_t)nsm * GS_STAGE__COUNT, sizeof *r->stage);
-    if (!r->stage) return -1;
+    r->staged = calloc(nsm ? nsm : 1, 1);
+    if (!r->stage || !r->staged) return -1;
     for (uint32_t s = 0; s < nsm; s++)
         for (int k = 0; k < GS_STAGE__COUNT; k++) r->stage[s * GS_STAGE__COUNT + k].row_size = ROW_SIZE[STAGE_TABLE[k]];
     return 0;
@@ -26,7 +27,9 @@ void gs_rec_free(gs_rec *r) {
     for (int t = 0; t < GS_REC__COUNT; t++) buf_free(&r->bufs[t]);
     for (uint32_t i = 0; r->stage && i < r->nsm * GS_STAGE__COUNT; i++) buf_free(&r->stage[i]);
     free(r->stage);
+    free(r->staged);
     r->stage = NULL;
+    r->staged = NULL;
 }
 
 void gs_rec_begin(gs_rec *r, const gs_record_opts *opts) {
@@ -52,7 +55,9 @@ static void push(gs_recbuf *b, const void *row) {
 
 /* the buffer a row of SM `sm` for table `stage` goes to now */
 static inline gs_recbuf *target(gs_rec *r, int stage, uint32_t sm) {
-    return r->staging && sm < r->nsm ? &r->stage[sm * GS_STAGE__COUNT + stage] : &r->bufs[STAGE_TABLE[stage]];
+    if (!(r->staging && sm < r->nsm)) return &r->bufs[STAGE_TABLE[stage]];
+    r->staged[sm] = 1;
+    return &r->stage[sm * GS_STAGE__COUNT + stage];
 }
 
 void gs_rec_on_state(gs_rec *r, const gs_rec_wstate *row) { push(target(r, GS_STAGE_STATES, row->sm), row); }
@@ -87,6 +92,8 @@ void gs_rec_stage_on(gs_rec *r) { r->staging = 1; }
 void gs_rec_stage_off(gs_rec *r) { r->staging = 0; }
 
 void gs_rec_stage_flush(gs_rec *r, uint32_t sm) {
+    if (sm >= r->nsm || !r->staged[sm]) return;
+    r->staged[sm] = 0;
     for (int k = 0; k < GS_STAGE__COUNT; k++) {
         gs_recbuf *s = &r->stage[sm * GS_STAGE__COUNT + k], *b = &r->bufs[STAGE_TABLE[k]];
         if (!s->rows) continue;

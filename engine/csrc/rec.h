@@ -35,6 +35,7 @@ typedef struct gs_rec {
     gs_record_opts opts;
     gs_recbuf bufs[GS_REC__COUNT];
     gs_recbuf *stage;                  /* nsm * GS_STAGE__COUNT */
+    uint8_t *staged;                   /* per SM: some row is staged (the flush looks at nothing else) */
     uint32_t nsm;
     int staging;
 } gs_rec;

@@ -115,7 +115,15 @@ typedef struct gs_subcore {
 } gs_subcore;
 
 typedef struct gs_tsm {
+    /* read or written for every SM in every quantum (run_sms, the memory phase), whether it ran or not:
+     * kept together in the first cache lines so that an idle SM costs one or two host cache misses */
+    uint64_t next_event;
+    uint64_t last_issue;               /* the cycle of its last issue; issued_q: in this quantum */
+    int issued_q;
     int id;
+    /* the quantum's deferred memory work (pending.h) and global atomics */
+    gs_pend pend;
+    gs_atomq atomq;
     uint32_t part;                     /* L2 partition the SM is attached to */
     gs_tw *tw;                         /* max_warps slots */
     gs_tcta *ctas;                     /* max_ctas slots */
@@ -125,7 +133,6 @@ typedef struct gs_tsm {
     uint64_t warm_at;                  /* this launch: its first instruction fetch is in (0: no CTA came yet) */
     uint64_t param_at;                 /* this launch: the parameter bank is in its constant cache (0: not asked) */
     uint64_t accept_at;                /* the dispatcher may send it a CTA from then on (its last CTA has started) */
-    uint64_t next_event;
     uint64_t min_drain;
     uint64_t *done_mask;               /* bit per warp slot: resident and done (draining), for finish_drains */
     /* memory pipeline */
@@ -136,7 +143,7 @@ typedef struct gs_tsm {
     uint64_t *mshr;                    /* completion cycle per MSHR entry (ring) */
     uint64_t *qring;                   /* per queue (GS_Q_*), the service start of its last l1.lsu_queue instructions */
     uint32_t qpos[GS_Q__COUNT];
-    uint32_t mshr_next;
+    uint32_t mshr_next;                /* the next MSHR entry (wraps at l1.mshrs) */
     gs_cache icache;
     gs_cal fetch;                      /* sm.fetch_insts: the fetch unit, one warp per cycle */
     /* statistics and recording for the current interval */
@@ -145,13 +152,8 @@ typedef struct gs_tsm {
     uint64_t warp_res_since;           /* accounting of resident warps */
     int record_states;
     uint64_t msample_count;
-    uint64_t last_issue;               /* the cycle of its last issue; issued_q: in this quantum */
-    int issued_q;
-    /* the quantum's deferred memory work (pending.h) and global atomics */
-    gs_pend pend;
-    gs_atomq atomq;
     struct gs_worker *wk;              /* the thread that simulates this SM */
-} gs_tsm;
+} __attribute__((aligned(64))) gs_tsm;  /* one SM's first line starts a host cache line (tsim.c allocates so) */
 
 /* One simulation thread's private state: the SMs it runs use its functional context and add to its
  * counters; the totals are sums, the same whichever thread counted what. */

@@ -135,13 +135,17 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
     for (uint32_t k = 0; k < pd->count; k++) {
         gs_pnode *n = &pd->n[k];
+        /* a later node's write-back target into the host cache while this one is resolved (scattered
+         * over the SM's scoreboards and L1 directory: a host cache miss otherwise) */
+        if (k + 4 < pd->count && pd->n[k + 4].wb) __builtin_prefetch(pd->n[k + 4].wb, 1, 1);
         switch (n->kind) {
         case GS_PN_MISS: {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
             uint64_t depart = n->t + hit_lat / 2;
             uint64_t *mshr = NULL;
             if (!n->write) {
-                mshr = &sm->mshr[sm->mshr_next++ % cf->l1_mshrs];
+                mshr = &sm->mshr[sm->mshr_next];             /* a ring: the count of misses mod l1.mshrs */
+                if (++sm->mshr_next == cf->l1_mshrs) sm->mshr_next = 0;
                 if (*mshr > depart) depart = *mshr;
             }
             uint64_t t_out, t_dram = 0;

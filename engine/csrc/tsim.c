@@ -64,7 +64,8 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (!ts) { snprintf(err, errlen, "out of memory"); return NULL; }
     ts->cfg = *cfg;
     const gs_tconfig *c = &ts->cfg;
-    ts->sms = calloc(c->gpu_num_sms, sizeof *ts->sms);
+    ts->sms = aligned_alloc(64, c->gpu_num_sms * sizeof *ts->sms);   /* sizeof is a multiple of 64 */
+    if (ts->sms) memset(ts->sms, 0, c->gpu_num_sms * sizeof *ts->sms);
     uint32_t nt = c->sim_threads;
     if (nt == 0) {                                      /* the cores this process may run on */
         cpu_set_t cs;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cache.h"
 #include "calendar.h"
+#include "hash.h"
 
 static int failures = 0;
 #define CHECK(cond) do { if (!(cond)) { printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
@@ -127,7 +128,34 @@ static void test_calendar_matches_full_clearing(void) {
     gs_cal_free(&cal);
 }
 
+/* gs_fastmod (the L2's slice and set index without a division) against the % operator: edge divisors
+ * and numerators, then random ones; a single wrong remainder would move lines between slices or sets */
+static void test_fastmod_matches_remainder(void) {
+    static const uint32_t ds[] = {1, 2, 3, 7, 96, 132, 255, 256, 1000, 4095, 65537, 0x7fffffffu, 0x80000000u,
+                                  0xfffffffeu, 0xffffffffu};
+    uint64_t x = 0x9e3779b97f4a7c15ull, wrong = 0, tried = 0;
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0] + 2000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t d = i < sizeof ds / sizeof ds[0] ? ds[i] : (uint32_t)(x >> 32 >> (x & 31));
+        if (!d) d = 1;
+        uint64_t m = gs_fastmod_m(d);
+        uint32_t edge[] = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0xffffffffu, 0xfffffffeu, 0x80000000u};
+        for (size_t k = 0; k < sizeof edge / sizeof edge[0] + 500; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint32_t a = k < sizeof edge / sizeof edge[0] ? edge[k] : (uint32_t)x;
+            tried++;
+            if (gs_fastmod(a, m, d) != a % d) {
+                if (!wrong) printf("gs_fastmod(%u, %u) = %u, %% gives %u\n", a, d, gs_fastmod(a, m, d), a % d);
+                wrong++;
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(tried > 1000000);
+}
+
 int main(void) {
+    test_fastmod_matches_remainder();
     test_cache_lru();
     test_calendar_out_of_order();
     test_calendar_matches_full_clearing();
