@@ -3,21 +3,16 @@
 #include <string.h>
 #include "pending.h"
 
-gs_pnode *gs_pend_node(gs_pend *p) {
-    if (p->count == p->cap) {
-        uint32_t cap = p->cap ? p->cap * 2 : 1024;
-        gs_pnode *n = realloc(p->n, (size_t)cap * sizeof *n);
-        if (!n) { p->oom = 1; return NULL; }
-        p->n = n;
-        p->cap = cap;
-    }
-    gs_pnode *n = &p->n[p->count++];
-    memset(n, 0, sizeof *n);
-    return n;
+int gs_pend_grow(gs_pend *p) {
+    uint32_t cap = p->cap ? p->cap * 2 : 1024;
+    gs_pnode *n = realloc(p->n, (size_t)cap * sizeof *n);
+    if (!n) { p->oom = 1; return -1; }
+    p->n = n;
+    p->cap = cap;
+    return 0;
 }
 
-uint64_t gs_pend_max(gs_pend *p, uint64_t a, uint32_t add, uint64_t b) {
-    if (!gs_is_pend(a) && !gs_is_pend(b)) return a + add > b ? a + add : b;
+uint64_t gs_pend_max_node(gs_pend *p, uint64_t a, uint32_t add, uint64_t b) {
     gs_pnode *n = gs_pend_node(p);
     if (!n) return GS_PEND - 1;                       /* the run is abandoned (p->oom) */
     n->kind = GS_PN_MAX;

@@ -62,13 +62,24 @@ typedef struct gs_pend {
     int oom;
 } gs_pend;
 
-/* a new node (zeroed), or NULL when out of memory (the caller then has to give up the run) */
-gs_pnode *gs_pend_node(gs_pend *p);
+/* a new node (zeroed), or NULL when out of memory (the caller then has to give up the run); the log
+ * grows out of line (gs_pend_grow), the rest is inline: it runs for most memory instructions */
+int gs_pend_grow(gs_pend *p);
+static inline gs_pnode *gs_pend_node(gs_pend *p) {
+    if (p->count == p->cap && gs_pend_grow(p)) return NULL;
+    gs_pnode *n = &p->n[p->count++];
+    *n = (gs_pnode){0};
+    return n;
+}
 static inline uint64_t gs_pend_marker(const gs_pend *p, const gs_pnode *n) { return GS_PEND + (uint64_t)(n - p->n); }
 /* the value of a resolved marker, or t itself */
 static inline uint64_t gs_pend_val(const gs_pend *p, uint64_t t) { return gs_is_pend(t) ? p->n[t - GS_PEND].val : t; }
 /* max(a + add, b) now if neither is pending, else a MAX node's marker */
-uint64_t gs_pend_max(gs_pend *p, uint64_t a, uint32_t add, uint64_t b);
+uint64_t gs_pend_max_node(gs_pend *p, uint64_t a, uint32_t add, uint64_t b);
+static inline uint64_t gs_pend_max(gs_pend *p, uint64_t a, uint32_t add, uint64_t b) {
+    if (!gs_is_pend(a) && !gs_is_pend(b)) return a + add > b ? a + add : b;
+    return gs_pend_max_node(p, a, add, b);
+}
 void gs_pend_fix(gs_pend *p, uint16_t slot, int kind, uint32_t idx);
 void gs_pend_free(gs_pend *p);
 
