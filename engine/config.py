@@ -212,7 +212,8 @@ SCHEMA += [
     P("timing.sass", str, "off", "", choices=tuple(SASS_MODES),
       doc="auto: issue each PTX instruction as the SASS ptxas makes of it and take ptxas's register count, "
           "when ptxas and nvdisasm are installed (docs/sass.md); off: time the PTX as written (the default "
-          "until both the suite and the bundles gain from it: docs/sass.md, Measured)"),
+          "until both the suite and the bundles gain from it: docs/sass.md, Measured); regs: time the PTX as "
+          "written, with ptxas's register count for occupancy (the JIT's, as ncu's launch__registers_per_thread)"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

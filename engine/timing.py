@@ -95,6 +95,7 @@ def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
     d["stalls_per_issue"] = {s: int(st.state_cycles[i]) / issue for i, s in enumerate(recording.WARP_STATES)
                              if s not in ("idle", "done")}
     d["timing_mode"] = "sass" if st.sass_used else "ptx"
+    d["regs_source"] = "ptxas" if st.sass_regs_used else "estimate"
     d["sass_warp_insts"] = int(st.sass_insts16) / 16 if st.sass_used else None
     d["unit_insts"] = {u: int(st.unit_insts[i]) for i, u in enumerate(UNITS)}
     d["op_counts"] = {OP_NAMES[i]: int(st.op_counts[i]) for i in range(lib.GS_OP__COUNT) if st.op_counts[i]}
@@ -259,11 +260,14 @@ class TimingSim:
         """How launches of this module are timed: {"mode": "sass" | "ptx", "reason": why not SASS}. With
         timing.sass = auto, the first call compiles the module with ptxas (or finds it in the disk cache) and
         attaches the SASS costs to it (engine/sass, docs/sass.md)."""
-        if self.config["timing.sass"] == "off":
+        cfg = self.config["timing.sass"]
+        if cfg == "off":
             return {"mode": "ptx", "reason": "timing.sass = off"}
         state = getattr(module, "sass_state", None)
         if state is None:
             state = module.sass_state = _attach_sass(module)
+        if cfg == "regs" and state["mode"] == "sass":   # PTX issue costs, ptxas's registers for occupancy
+            return {"mode": "ptx", "reason": "timing.sass = regs (ptxas's registers per thread)"}
         return state
 
     def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception,

@@ -203,7 +203,10 @@ def timing_mode_line(sim: TimingSim) -> str:
     tools = sass.find_tools()
     if tools is None:
         return f"PTX instructions as written: {sass.why_missing()}"
-    return f"SASS-aware (timing.sass = auto; {tools.ptxas_version.split(' Build')[0]}, -arch={sass.ARCH})"
+    ver = f"{tools.ptxas_version.split(' Build')[0]}, -arch={sass.ARCH}"
+    if sim.config["timing.sass"] == "regs":
+        return f"PTX instructions as written, ptxas's registers for occupancy (timing.sass = regs; {ver})"
+    return f"SASS-aware (timing.sass = auto; {ver})"
 
 
 def plot(rows, summary, path) -> None:

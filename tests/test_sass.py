@@ -161,6 +161,21 @@ def test_sass_mode_in_a_timing_run():
     assert "timing_mode = ptx  (timing.sass = off)" in format_stats(off).splitlines()
 
 
+@needs_tools
+def test_regs_mode_takes_ptxas_registers_and_times_the_ptx():
+    """timing.sass = regs: occupancy from ptxas's count, issue costs of the PTX as written."""
+    regs = _run("hgemm_wmma_simple_512", ["timing.sass=regs"])
+    off = _run("hgemm_wmma_simple_512", ["timing.sass=off"])
+    ptxas = reference_regs("hgemm_wmma")["hgemm_wmma_simple"]      # 32, as ncu's launch__registers_per_thread
+    assert regs["regs_per_thread"] == ptxas and regs["regs_source"] == "ptxas"
+    assert off["regs_per_thread"] > ptxas and off["regs_source"] == "estimate"   # the front end's estimate: 43
+    assert regs["occupancy_warps_per_sm"] == 64 and off["occupancy_warps_per_sm"] < 64
+    assert regs["timing_mode"] == "ptx" and regs["sass_warp_insts"] is None
+    assert regs["timing_mode_reason"] == "timing.sass = regs (ptxas's registers per thread)"
+    # 256 CTAs of 4 warps fit the SMs at either occupancy: the same cycles, instruction by instruction
+    assert regs["gpu_sim_cycle"] == off["gpu_sim_cycle"] and regs["warp_insts"] == off["warp_insts"]
+
+
 def test_missing_tools_give_pure_ptx_mode_with_the_reason(monkeypatch):
     from engine.sass import tools
     monkeypatch.setattr(tools, "_found", lambda: (None, "ptxas not found (pip install 'simtscope[sass]')"))

@@ -192,6 +192,43 @@ def test_coalescing_of_a_scattered_gather():
     assert st["L1D_total_sectors"] - st["L1D_store_sectors"] == expected
 
 
+# one warp: A and B 16x16 f16 fragments from global memory (row pitch p_ld halves), the f32 product stored
+WMMA_GLOBAL = """
+  .reg .b32 %ld, %a<8>, %b<8>;
+  .reg .f32 %c<8>;
+  .reg .b64 %pa, %pb, %pc;
+  ld.param.u64 %pa, [p_a];
+  ld.param.u64 %pb, [p_b];
+  ld.param.u64 %pc, [p_c];
+  ld.param.u32 %ld, [p_ld];
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%pa], %ld;
+  wmma.load.b.sync.aligned.row.m16n16k16.global.f16 {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, [%pb], %ld;
+  wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, {0f00000000, 0f00000000, 0f00000000, 0f00000000, 0f00000000, 0f00000000, 0f00000000, 0f00000000};
+  wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%pc], {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, %ld;
+  ret;"""
+
+
+@pytest.mark.parametrize("ld,lookups", [(512, 32 + 32 + 32), (16, 8 + 8 + 16)])
+def test_wmma_fragments_on_global_memory_are_the_jits_requests(ld, lookups):
+    """The driver JIT loads a 16x16 f16 fragment as 4 LDG.E of 8 rows x 16 bytes and stores an f32 one as
+    4 STG.E.64 of 8 rows x 32 bytes (validation/sass/hgemm_wmma.sm90.jit.sass; ncu: 8 sectors per load
+    request): with rows 1 KiB apart 8 lines per request; with the tile stored densely (ld = 16) 2 lines per
+    load request (8 rows x 32 bytes of pitch), 4 per store request (8 rows x 64 bytes)."""
+    sim = TimingSim("h200")
+    k = load_kernel(sim, WMMA_GLOBAL, ".param .u64 p_a, .param .u64 p_b, .param .u64 p_c, .param .u32 p_ld")
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (16, ld)).astype(np.float16)
+    b = rng.uniform(-1, 1, (16, ld)).astype(np.float16)
+    da, db = sim.device.to_device(a), sim.device.to_device(b)
+    dc = sim.device.to_device(np.zeros((16, ld), np.float32))
+    sim.flush()
+    st = sim.launch(k, 1, 32, [da, db, dc, ld]).stats
+    c = sim.device.from_device(dc)[:, :16]
+    ref = a[:, :16].astype(np.float64) @ b[:, :16].astype(np.float64)
+    assert np.allclose(c, ref, rtol=1e-5, atol=1e-5)
+    assert st["L1D_total_requests"] == lookups
+
+
 def test_dram_bandwidth_saturates_at_the_configured_rate():
     cfg = load_config("h200")
     sim = TimingSim(cfg)

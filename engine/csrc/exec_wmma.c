@@ -87,6 +87,13 @@ static void mem_args(const gs_warp *w, const gs_xinst *x, uint32_t m, int memi, 
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
 /* remember every element address of this step of a fragment access for the timing model */
+static inline void record_tile(gs_ctx *c, const frag *f, int col, uint64_t addr, uint64_t stride, uint64_t es) {
+    c->mfrag_base = addr;
+    c->mfrag_pitch = stride * es;
+    c->mfrag_rows = (uint32_t)(col ? f->cols : f->rows);
+    c->mfrag_row_bytes = (uint32_t)((col ? f->rows : f->cols) * es);
+}
+
 static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
     c->mext_size = es;
     for (int l = 0; l < GS_WARP && c->nmext < sizeof c->mext / sizeof *c->mext; l++) c->mext[c->nmext++] = w->maddr[l];
@@ -100,6 +107,7 @@ GS_HANDLER(h_wmma_load) {
     uint64_t addr, stride;
     mem_args(w, x, m, 1, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
     uint64_t es = (uint64_t)f.bits / 8;
+    record_tile(c, &f, col, addr, stride, es);
     uint32_t vals[GS_WARP][16];
     uint64_t first[GS_WARP];
     uint8_t *ptr[GS_WARP];
@@ -144,6 +152,7 @@ GS_HANDLER(h_wmma_store) {
     uint64_t addr, stride;
     mem_args(w, x, m, 0, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
     uint64_t es = (uint64_t)f.bits / 8;
+    record_tile(c, &f, col, addr, stride, es);
     uint64_t first[GS_WARP];
     uint8_t *ptr[GS_WARP];
     for (int e = 0; e < f.e; e++) {

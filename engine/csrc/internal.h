@@ -208,6 +208,10 @@ struct gs_ctx {
     uint64_t mext[1024];
     uint32_t nmext;
     uint32_t mext_size;
+    /* the same access as the tile it reads or writes: mfrag_rows rows of mfrag_row_bytes bytes, mfrag_pitch
+     * bytes apart from mfrag_base (the rows as stored: columns for a column-major fragment) */
+    uint64_t mfrag_base, mfrag_pitch;
+    uint32_t mfrag_rows, mfrag_row_bytes;
 };
 
 /* ---- lane loops: full-mask path the compiler vectorises, sparse path over set bits ---- */

@@ -57,30 +57,52 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
     o->nl = nl;
 }
 
-uint32_t gs_fragment_lookups(const uint64_t *ext, uint32_t n, uint32_t size, uint32_t lb, uint32_t vmax) {
-    uint32_t lookups = 0, ne = n / 32;
+uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                             uint32_t lb) {
+    uint32_t lookups = 0;
     const int pow2 = (lb & (lb - 1)) == 0;
     const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(lb) : 0;
-    for (uint32_t e0 = 0; e0 < ne;) {
-        uint32_t e1 = e0 + 1;
-        while (e1 < ne && (e1 - e0 + 1) * size <= vmax && ext[e1 * 32] == ext[(e1 - 1) * 32] + size) e1++;
-        uint64_t seen[2 * 32];
-        uint32_t ns = 0, last = 0;
-        for (uint32_t l = 0; l < 32; l++) {
-            uint64_t a0 = ext[e0 * 32 + l], a1 = a0 + (e1 - e0) * size - 1;
-            uint64_t l0 = pow2 ? a0 >> sh : a0 / lb, l1 = pow2 ? a1 >> sh : a1 / lb;
-            for (uint64_t line = l0; line <= l1; line++) {
-                if (ns && seen[last] == line) continue;   /* neighbouring lanes share lines: try the last first */
-                uint32_t k = 0;
-                while (k < ns && seen[k] != line) k++;
-                if (k < ns) last = k;
-                else if (ns < 2 * 32) { last = ns; seen[ns++] = line; }
+    for (uint32_t s0 = 0; s0 < row_bytes; s0 += seg) {
+        uint32_t s1 = s0 + seg < row_bytes ? s0 + seg : row_bytes;
+        for (uint32_t r0 = 0; r0 < rows; r0 += 8) {         /* one request: 8 rows x one segment */
+            uint64_t seen[16];
+            uint32_t ns = 0;
+            for (uint32_t r = r0; r < rows && r < r0 + 8; r++) {
+                uint64_t a0 = base + r * pitch + s0, a1 = base + r * pitch + s1 - 1;
+                uint64_t l0 = pow2 ? a0 >> sh : a0 / lb, l1 = pow2 ? a1 >> sh : a1 / lb;
+                for (uint64_t line = l0; line <= l1 && ns < 16; line++) {
+                    uint32_t k = 0;
+                    while (k < ns && seen[k] != line) k++;
+                    if (k == ns) seen[ns++] = line;
+                }
             }
+            lookups += ns;
         }
-        lookups += ns;
-        e0 = e1;
     }
     return lookups;
+}
+
+uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes) {
+    /* the data array delivers one 4-byte word per bank per cycle, the banks interleaved every 4 bytes of a
+     * line: a request needs as many cycles as the most distinct lines any bank must read from */
+    if (sector_bytes > 32 || o->nl <= 1) return 1;
+    uint8_t count[32] = {0};
+    uint32_t worst = 1, nsec = line_bytes / sector_bytes;
+    if (nsec > 8) nsec = 8;
+    for (uint32_t i = 0; i < o->nl; i++) {
+        uint32_t seen = 0;                                  /* banks this line needs */
+        for (uint32_t sec = 0; sec < nsec; sec++) {
+            uint32_t bw = o->bytes_w[i][sec];
+            if (!bw) continue;
+            for (uint32_t w = 0; w < sector_bytes / 4; w++)
+                if ((bw >> (4 * w)) & 0xfu) seen |= 1u << ((sec * sector_bytes / 4 + w) & 31);
+        }
+        for (; seen; seen &= seen - 1) {
+            uint32_t b = (uint32_t)__builtin_ctz(seen);
+            if (++count[b] > worst) worst = count[b];
+        }
+    }
+    return worst;
 }
 
 uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bb) {

@@ -29,9 +29,19 @@ typedef struct gs_coal {
 void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic);
 
-/* Tag lookups of a fragment access (wmma.load/store): one request per run of contiguous elements of a
- * lane, up to the widest vector the code generator uses (vmax bytes); ext holds [element][lane]. */
-uint32_t gs_fragment_lookups(const uint64_t *ext, uint32_t n, uint32_t size, uint32_t line_bytes, uint32_t vmax);
+/* Tag lookups of a fragment access (wmma.load/store) as the driver's JIT issues it: the tile as stored,
+ * `rows` rows of `row_bytes` bytes `pitch` bytes apart from `base`, in requests of 8 rows x `seg` bytes
+ * (4 lanes per row, each lane one vector of seg/4 bytes; the rows of the mma register layout); per request
+ * the distinct lines it touches. */
+uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                             uint32_t line_bytes);
+
+/* Data wavefronts of a coalesced global request: the L1 data array reads one 4-byte word per bank (32 banks
+ * across a line) per cycle, so a request takes the most distinct lines any bank must read from (words of
+ * one line in one bank are the same word). Lanes on one word and whole coalesced lines cost 1; 32 lanes
+ * on 32 lines at one offset cost 32 (benchmarks/hw/sched_fair.cu, calibration.md 5j). Needs sectors of
+ * at most 32 bytes (bytes_w); else 1. */
+uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes);
 
 /* Shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free), at
  * least the 128-byte wavefronts the data needs. Lane records: addr[l] for the set bits of mask, each

@@ -180,6 +180,7 @@ struct gs_tsim {
     /* the launch */
     int launched, finished, status, launched_once;
     int sass;                          /* this launch is timed with the program's SASS costs (prog->sass) */
+    int sass_regs;                     /* its occupancy used ptxas's registers (prog->sass_regs) */
     gs_device *dev;
     gs_program *prog;
     gs_launch_desc desc;

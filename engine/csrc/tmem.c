@@ -50,13 +50,21 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint32_t pc = (uint32_t)(x - ts->prog->x);
     gs_coal co;
     gs_coalesce(&co, w->maddr, w->mmask, ext ? cx->mext : NULL, nacc, size, ts->l1_line_shift, ts->l1_sector_shift, atomic);
-    /* tag lookups: one per line per request. A fragment access (wmma.load/store) becomes one request
-     * per run of contiguous elements of a lane, up to the vector width the code generator can use:
-     * the widest vector access the driver's JIT uses for fragments with a run-time stride (alignment
-     * unknown) is 32-bit loads, 64-bit stores (validation/sass/hgemm_wmma.sm90.jit.sass: LDG.E, STG.E.64) */
-    uint32_t lookups = ext ? gs_fragment_lookups(cx->mext, nacc, size, lb, write ? 8 : 4) : co.nl;
+    /* tag lookups: one per line per request. A fragment access (wmma.load/store) is issued as the driver's
+     * JIT issues it: the tile's rows in requests of 8 rows x 4 lanes, each lane the widest vector the JIT
+     * uses for fragments with a run-time stride (alignment unknown): 32-bit loads, 64-bit stores
+     * (validation/sass/hgemm_wmma.sm90.jit.sass: 4 LDG.E per 16x16 f16 fragment, 8 rows x 16 bytes each,
+     * B transposed in registers by MOVM; STG.E.64) */
+    uint32_t lookups = ext ? gs_fragment_lookups(cx->mfrag_base, cx->mfrag_pitch, cx->mfrag_rows, cx->mfrag_row_bytes,
+                                                 4 * (write ? 8 : 4), lb) : co.nl;
     wk->st.l1_requests += lookups;
-    uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, ((uint64_t)lookups << GS_FIX) / cf->l1_lookups_per_cycle);
+    /* the LSU is busy for the tag lookups (l1.lookups_per_cycle lines per cycle) or the data array's
+     * wavefronts, whichever takes longer (the H200: 1.07 cycles per request of one line or of two lines
+     * without a bank conflict, 8 per request of 8 lines at one offset: calibration.md 5j). A fragment's
+     * JIT requests read 8 rows at one offset, one wavefront per line: its lookups. */
+    uint64_t busy = ((uint64_t)lookups << GS_FIX) / cf->l1_lookups_per_cycle;
+    uint64_t wf = (uint64_t)(ext ? lookups : gs_coal_wavefronts(&co, lb, sb)) << GS_FIX;
+    uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, busy > wf ? busy : wf);
     uint64_t done = t_tag + cf->l1_hit_latency_cycles;   /* the known part of the completion */
     uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
     uint64_t hit_lat = cf->l1_hit_latency_cycles;

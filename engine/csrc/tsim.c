@@ -238,7 +238,9 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->warps_per_cta = (ts->threads_per_cta + 31) / 32;
     ts->sass = c->timing_sass == GS_SASS_AUTO && prog->sass != NULL;
     uint32_t rpt = f->regs_per_thread ? f->regs_per_thread : c->sm_default_regs_per_thread;
-    if (ts->sass && prog->sass_regs[desc->func]) rpt = prog->sass_regs[desc->func];   /* ptxas's count */
+    int sass_regs = (ts->sass || (c->timing_sass == GS_SASS_REGS && prog->sass_regs)) && prog->sass_regs[desc->func];
+    ts->sass_regs = sass_regs;
+    if (sass_regs) rpt = prog->sass_regs[desc->func];   /* ptxas's count */
     if (rpt > c->sm_max_regs_per_thread) rpt = c->sm_max_regs_per_thread;
     uint32_t per_warp = rpt * 32;
     ts->regs_per_warp = (per_warp + c->sm_reg_alloc_unit - 1) / c->sm_reg_alloc_unit * c->sm_reg_alloc_unit;
@@ -328,6 +330,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->st.warps_per_sm = ts->ctas_per_sm * ts->warps_per_cta;
     ts->st.regs_per_thread = rpt;
     ts->st.sass_used = (uint32_t)ts->sass;
+    ts->st.sass_regs_used = (uint32_t)ts->sass_regs;
     ts->st.shared_per_cta = ts->shared_per_cta;
     ts->st.carveout_kib = carve;
     ts->st.occupancy_limiter = limiter;

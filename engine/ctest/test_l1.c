@@ -57,12 +57,14 @@ static void test_shared_banks(void) {
 }
 
 static void test_fragment_lookups(void) {
-    uint64_t e[2 * 32];                                            /* 2 elements per lane, [element][lane] */
-    for (int l = 0; l < 32; l++) { e[l] = 0x1000 + 8 * l; e[32 + l] = 0x1000 + 8 * l + 4; }
-    /* contiguous pairs: one 8-byte request per lane (stores) covers 256 bytes: 2 lines */
-    CHECK_EQ(gs_fragment_lookups(e, 64, 4, 128, 8), 2);
-    /* loads are at most 4 bytes wide: two requests, each touching the same 2 lines */
-    CHECK_EQ(gs_fragment_lookups(e, 64, 4, 128, 4), 4);
+    /* a 16x16 f16 tile, rows 1 KiB apart (K = 512): 4 loads of 8 rows x 16 bytes, every row its own line */
+    CHECK_EQ(gs_fragment_lookups(0x10000, 1024, 16, 32, 16, 128), 32);
+    /* the same tile stored densely (pitch 32 bytes): 8 rows x 32 bytes = 2 lines per request */
+    CHECK_EQ(gs_fragment_lookups(0x10000, 32, 16, 32, 16, 128), 8);
+    /* a 16x16 f32 accumulator stored with 8-byte lanes (32 bytes per row and request): 4 requests x 8 lines */
+    CHECK_EQ(gs_fragment_lookups(0x10000, 4096, 16, 64, 32, 128), 32);
+    /* a row segment across a line boundary counts both lines */
+    CHECK_EQ(gs_fragment_lookups(0x10000 + 120, 4096, 8, 16, 16, 128), 16);
 }
 
 /* element lists with many lines (a fragment access finds its lines through a small hash table) and

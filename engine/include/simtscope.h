@@ -359,7 +359,9 @@ enum gs_sched_policy { GS_SCHED_GTO = 0, GS_SCHED_LRR, GS_SCHED_TWO_LEVEL, GS_SC
 enum gs_icache_model { GS_ICACHE_IDEAL = 0, GS_ICACHE_MODEL, GS_ICACHE__COUNT };
 enum gs_l2_hash { GS_L2_HASH_LINEAR = 0, GS_L2_HASH_XOR, GS_L2_HASH_BALANCED, GS_L2_HASH_XOR_LINE, GS_L2_HASH__COUNT };
 enum gs_dram_policy { GS_DRAM_FCFS = 0, GS_DRAM_OPEN_ROW, GS_DRAM_FR_FCFS, GS_DRAM__COUNT };
-enum gs_sass_mode { GS_SASS_AUTO = 0, GS_SASS_OFF, GS_SASS__COUNT };   /* timing.sass (engine/sass) */
+/* timing.sass (engine/sass): auto = SASS issue costs and ptxas's registers; off = the PTX as written and the
+ * front end's register estimate; regs = the PTX as written, ptxas's registers (occupancy as the JIT's) */
+enum gs_sass_mode { GS_SASS_AUTO = 0, GS_SASS_OFF, GS_SASS_REGS, GS_SASS__COUNT };
 
 /* The flat configuration (engine/config.py fills it; field = TOML key with '.' -> '_'). */
 typedef struct gs_tconfig {
@@ -437,6 +439,7 @@ typedef struct gs_tstats {
                                       instruction when the launch ran without SASS costs) */
     uint32_t ctas_per_sm, warps_per_sm, regs_per_thread, shared_per_cta, carveout_kib, occupancy_limiter;
     uint32_t sass_used;            /* 1: the launch was timed with the program's SASS costs */
+    uint32_t sass_regs_used;       /* 1: occupancy used ptxas's registers per thread (timing.sass auto, regs) */
 } gs_tstats;
 
 /* The occupancy limiter reported in gs_tstats (engine/timing.py LIMITERS reads the names from here). */

@@ -20,7 +20,7 @@ from .costs import COST_DT, KernelSass, SassCosts, program_costs  # noqa: F401
 from .disasm import ARCH, SassError, SassFunction, SassInst, compile_ptx
 from .tools import Tools, find_tools, why_missing  # noqa: F401
 
-MODES = ("auto", "off")
+MODES = ("auto", "off", "regs")
 
 
 class SassUnavailable(RuntimeError):
