@@ -56,6 +56,36 @@ static void test_shared_banks(void) {
     CHECK_EQ(gs_shared_wavefronts_ext(e, 64, 4, 32, 4), 2);
 }
 
+/* data wavefronts of a global request: the most lines any 4-byte bank must read from (sched_fair.cu's shapes) */
+static void test_coal_wavefronts(void) {
+    static gs_coal co;
+    uint64_t a[32];
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 4 * l;          /* one line */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 1);
+    for (int l = 0; l < 32; l++) a[l] = 0x1004 + 4 * l;          /* 4 bytes off: two lines, no bank twice */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(co.nl, 2);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 1);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000;                  /* broadcast */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 1);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 128 * (l / 4) + 4 * (l % 4);   /* 8 lines x 16 bytes at one offset */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(co.nl, 8);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 8);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 128 * l;        /* 32 lines, one bank */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 32);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 132 * l;        /* 32 lines, every lane its own bank */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 7, 5, 0);
+    CHECK_EQ(co.nl, 32);
+    CHECK_EQ(gs_coal_wavefronts(&co, 128, 32), 1);
+    for (int l = 0; l < 32; l++) a[l] = 0x1000 + 4 * l;          /* 64-byte sectors: no byte masks, 1 */
+    gs_coalesce(&co, a, 0xffffffffu, NULL, 32, 4, 8, 6, 0);
+    CHECK_EQ(gs_coal_wavefronts(&co, 256, 64), 1);
+}
+
 static void test_fragment_lookups(void) {
     /* a 16x16 f16 tile, rows 1 KiB apart (K = 512): 4 loads of 8 rows x 16 bytes, every row its own line */
     CHECK_EQ(gs_fragment_lookups(0x10000, 1024, 16, 32, 16, 128), 32);
@@ -155,6 +185,7 @@ int main(void) {
     test_coalesce_matches_scan();
     test_shared_banks();
     test_fragment_lookups();
+    test_coal_wavefronts();
     test_l1_lookup();
     test_icnt();
     return check_summary();
