@@ -213,7 +213,8 @@ SCHEMA += [
       doc="auto: issue each PTX instruction as the SASS ptxas makes of it and take ptxas's register count, "
           "when ptxas and nvdisasm are installed (docs/sass.md); off: time the PTX as written (the default "
           "until both the suite and the bundles gain from it: docs/sass.md, Measured); regs: time the PTX as "
-          "written, with ptxas's register count for occupancy (the JIT's, as ncu's launch__registers_per_thread)"),
+          "written, with ptxas's register count for occupancy (the JIT's, as ncu's launch__registers_per_thread; "
+          "the h200 preset's setting)"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 
