@@ -39,7 +39,7 @@ uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint3
 /* Data wavefronts of a coalesced global request: the L1 data array reads one 4-byte word per bank (32 banks
  * across a line) per cycle, so a request takes the most distinct lines any bank must read from (words of
  * one line in one bank are the same word). Lanes on one word and whole coalesced lines cost 1; 32 lanes
- * on 32 lines at one offset cost 32 (benchmarks/hw/sched_fair.cu, calibration.md 5j). Needs sectors of
+ * on 32 lines at one offset cost 32 (benchmarks/hw/sched_fair.cu, calibration.md 5k). Needs sectors of
  * at most 32 bytes (bytes_w); else 1. */
 uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes);
 

@@ -60,7 +60,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     wk->st.l1_requests += lookups;
     /* the LSU is busy for the tag lookups (l1.lookups_per_cycle lines per cycle) or the data array's
      * wavefronts, whichever takes longer (the H200: 1.07 cycles per request of one line or of two lines
-     * without a bank conflict, 8 per request of 8 lines at one offset: calibration.md 5j). A fragment's
+     * without a bank conflict, 8 per request of 8 lines at one offset: calibration.md 5k). A fragment's
      * JIT requests read 8 rows at one offset, one wavefront per line: its lookups. */
     uint64_t busy = ((uint64_t)lookups << GS_FIX) / cf->l1_lookups_per_cycle;
     uint64_t wf = (uint64_t)(ext ? lookups : gs_coal_wavefronts(&co, lb, sb)) << GS_FIX;
