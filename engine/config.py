@@ -197,8 +197,12 @@ SCHEMA += [
       doc="per-bank refresh: every dram.refresh_interval_ns each bank is busy this long (phases staggered "
           "over banks and channels by a hash); a request reaching a busy bank waits for the end; 0: no refresh"),
     P("dram.queue_ns", float, 0.0, "ns", 0, 100000,
-      doc="load-dependent read latency: a read waits queue_ns x u / (1 - u) more, u being the DRAM's booked "
-          "share of its sustained bandwidth, averaged over windows of 1024 cycles (weight 1/4 each; at most 0.9); 0: off"),
+      doc="load-dependent read latency: a read waits max(bus backlog, queue_ns x u / (1 - u)), u being the reads' "
+          "booked share of the DRAM's sustained read bandwidth, averaged over windows of 1024 cycles (weight 1/4 "
+          "each; at most 0.9); 0: off (the bus backlog only)"),
+    P("dram.write_drain_ns", float, 0.0, "ns", 0, 100000,
+      doc="write drains: a channel queues its writes and puts them on the bus in one block once they fill this "
+          "long a stretch of bus time; reads arriving meanwhile wait for the end of the block; 0: writes take the bus at once"),
     P("dram.refresh_interval_ns", float, 0.0, "ns", 0, 1e7,
       doc="per-bank refresh period (0: no refresh); must exceed dram.refresh_ns"),
 

@@ -27,6 +27,7 @@ int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st) {
     d->latency = (uint64_t)llround(c->dram_latency_ns * 1e-9 * clk);
     d->row_miss = (uint64_t)llround(c->dram_row_miss_ns * 1e-9 * clk);
     d->queue = c->dram_queue_ns * 1e-9 * clk;
+    d->drain_cost = (uint64_t)llround(c->dram_write_drain_ns * 1e-9 * clk * 256.0);
     if (c->dram_refresh_ns > 0 && c->dram_refresh_interval_ns > c->dram_refresh_ns) {
         d->refresh = (uint64_t)llround(c->dram_refresh_ns * 1e-9 * clk);
         d->refresh_period = (uint64_t)llround(c->dram_refresh_interval_ns * 1e-9 * clk);
@@ -51,7 +52,7 @@ void gs_dram_free(gs_dram *d) {
 }
 
 void gs_dram_reset(gs_dram *d) {
-    for (uint32_t i = 0; i < d->nch; i++) gs_cal_reset(&d->ch[i].bus);
+    for (uint32_t i = 0; i < d->nch; i++) { gs_cal_reset(&d->ch[i].bus); d->ch[i].wq_cost = 0; }
     d->load_win = d->load_cur = d->load_prev = 0;
 }
 
@@ -104,10 +105,24 @@ uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write) {
     gs_dram_chan *ch = &d->ch[c];
     uint64_t ready = refresh_ready(d, c, addr, t);
     if (ready > t) d->st->dram_refresh_waits++;
-    uint64_t start = gs_cal_take(&ch->bus, ready, write ? d->sector_cost_w : d->sector_cost);
+    uint64_t start;
+    if (write && d->drain_cost) {
+        /* queued; once the queue holds a drain's worth of bus time, it goes on the bus in one block */
+        ch->wq_cost += d->sector_cost_w;
+        if (ch->wq_cost >= d->drain_cost) {
+            gs_cal_take(&ch->bus, ready, ch->wq_cost);
+            ch->wq_cost = 0;
+            d->st->dram_write_drains++;
+        }
+        start = ready;
+    } else {
+        start = gs_cal_take(&ch->bus, ready, write ? d->sector_cost_w : d->sector_cost);
+    }
     uint64_t lat = d->latency;
     if (d->queue > 0) {
-        uint64_t cost = write ? d->sector_cost_w : d->sector_cost, w = t / GS_DRAM_LOAD_WINDOW;
+        /* the reads' load: read bus cost booked per window, averaged over past windows (writes wait in the
+         * controller's write queue, behind reads, and are not counted) */
+        uint64_t w = t / GS_DRAM_LOAD_WINDOW;
         if (w > d->load_win) {     /* a new window: the finished one (and any empty ones) enter the average */
             for (uint64_t k = d->load_win; k < w && k < d->load_win + GS_DRAM_LOAD_SPAN; k++)
                 d->load_prev = d->load_prev - d->load_prev / GS_DRAM_LOAD_SPAN +
@@ -116,11 +131,14 @@ uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write) {
             d->load_cur = 0;
             d->load_win = w;
         }
-        d->load_cur += cost;
         if (!write) {
+            d->load_cur += d->sector_cost;
             double u = (double)d->load_prev / (256.0 * GS_DRAM_LOAD_WINDOW * d->nch);
             if (u > 0.9) u = 0.9;
-            lat += (uint64_t)llround(d->queue * u / (1.0 - u));
+            /* one queue: the wait a read finds is the larger of the bus backlog it found (start - ready,
+             * already in `start`) and the expected wait at that load */
+            uint64_t q = (uint64_t)llround(d->queue * u / (1.0 - u)), found = start - ready;
+            if (q > found) lat += q - found;
         }
     }
     if (d->policy->rows && row_miss(d, ch, addr, t, start)) lat += d->row_miss;

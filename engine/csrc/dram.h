@@ -6,10 +6,15 @@
  * the statistics given at init. Channels are chosen by a hash of the address (256-byte granules).
  * With dram.refresh_ns set, each bank refreshes for that long once every dram.refresh_interval_ns, its
  * phase a hash of (channel, bank); a request reaching a refreshing bank waits for the end of the refresh
- * before it takes the bus (the other banks of the channel go on). With dram.queue_ns set, a read's latency
- * grows with the DRAM's load u: + queue_ns x u / (1 - u), u at most 0.9, where u is the bus cost booked
- * on all channels per GS_DRAM_LOAD_WINDOW cycles (averaged over past windows, weight 1/GS_DRAM_LOAD_SPAN
- * each) over what they sustain in a window: the queueing that streaming loads see (calibration.md 5e).
+ * before it takes the bus (the other banks of the channel go on). With dram.queue_ns set, a read waits in
+ * the channel's queue max(backlog, queue_ns x u / (1 - u)): the backlog is what the bus calendar made it
+ * wait, the second term the wait at the reads' load u (at most 0.9) that one warp-wide load per warp
+ * measures on the H200 (memlat, calibration.md 5e/5l); one queue, so the two never add. u is the read bus
+ * cost booked on all channels per GS_DRAM_LOAD_WINDOW cycles (averaged over past windows, weight
+ * 1/GS_DRAM_LOAD_SPAN each) over what they sustain in a window; writes wait in the controller's write
+ * queue and do not count. With dram.write_drain_ns set, a channel queues its writes (read priority) and
+ * books them on the bus in one block once they fill that long a stretch of bus time (the controller's
+ * write drain); a read that arrives while the block is on the bus waits for its end (calibration.md 5l).
  */
 #ifndef GS_DRAM_H
 #define GS_DRAM_H
@@ -34,6 +39,7 @@ typedef struct gs_dram_chan {
     uint64_t *open_row;                /* per bank GS_FR_ROWS rows + 1 (0: none); entry 0 is the open row */
     uint64_t *row_used;                /* per bank and entry: when that row last served a request */
     uint32_t iv_rd, iv_wr;             /* bytes in the current recording interval */
+    uint64_t wq_cost;                  /* dram.write_drain_ns: bus cost of the writes queued (fixed point) */
 } gs_dram_chan;
 
 typedef struct gs_dram {
@@ -44,6 +50,7 @@ typedef struct gs_dram {
     uint64_t latency, row_miss;            /* cycles */
     uint64_t refresh, refresh_period;      /* cycles: a bank is busy `refresh` of every `refresh_period` (0: never) */
     double queue;                          /* cycles: dram.queue_ns (0: no load-dependent latency) */
+    uint64_t drain_cost;                   /* fixed point: bus cost of one write drain (0: writes take the bus at once) */
     uint64_t load_win, load_cur, load_prev;   /* current load window; bus cost booked (all channels) in it; the average before it */
     gs_tstats *st;
 } gs_dram;

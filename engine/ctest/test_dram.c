@@ -160,6 +160,60 @@ static void test_queue_latency(void) {
     gs_dram_free(&d);
 }
 
+/* The load counts reads only: 256 two-cycle writes fill half of the first window, and a read of the next
+ * window waits nothing more. One queue: a read that finds a bus backlog longer than the expected wait
+ * waits only the backlog (not both); one that finds a shorter backlog waits the expected wait in all. */
+static void test_queue_reads_only_and_one_queue(void) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    c.dram_queue_ns = 100.0;
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (uint64_t t = 0; t < 256; t++) gs_dram_access(&d, 0, 2 * t, 1);
+    CHECK_EQ(gs_dram_access(&d, 0, 1024, 0), 1024 + 100);      /* writes do not load the reads' queue */
+    gs_dram_free(&d);
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (uint64_t t = 0; t < 512; t++) gs_dram_access(&d, 0, t, 0);    /* window 0 at load 0.5 */
+    /* window 1: u = 0.125, expected wait 14. 40 reads at once: the k-th finds a backlog of k cycles */
+    uint64_t first = gs_dram_access(&d, 0, 1024, 0);
+    CHECK_EQ(first, 1024 + 100 + 14);                            /* no backlog: the expected wait */
+    for (uint64_t k = 1; k < 40; k++) {
+        uint64_t r = gs_dram_access(&d, 0, 1024, 0);
+        CHECK_EQ(r, 1024 + 100 + (k > 14 ? k : 14));            /* max(backlog k, 14), never k + 14 */
+    }
+    gs_dram_free(&d);
+}
+
+/* Write drains (dram.write_drain_ns = 100 ns = 100 cycles at 1 GHz; a write costs 2 bus cycles): writes
+ * queue without taking the bus, so a read among the first 49 does not wait; the 50th fills 100 cycles
+ * and books them as one block from its arrival (cycle 49); a read arriving inside the block waits for
+ * its end. Off, every write takes the bus at once. */
+static void test_write_drain(void) {
+    gs_tconfig c = cfg(GS_DRAM_FCFS);
+    c.dram_write_drain_ns = 100.0;
+    gs_tstats st;
+    memset(&st, 0, sizeof st);
+    gs_dram d;
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (uint64_t t = 0; t < 49; t++) gs_dram_access(&d, 0, t, 1);
+    CHECK_EQ(gs_dram_access(&d, 0, 48, 0), 48 + 100);           /* queued writes hold no bus time */
+    CHECK_EQ(st.dram_write_drains, 0);
+    gs_dram_access(&d, 0, 49, 1);                               /* the drain: cycles 49..148 */
+    CHECK_EQ(st.dram_write_drains, 1);
+    CHECK_EQ(gs_dram_access(&d, 0, 60, 0), 149 + 100);          /* waits for the end of the drain */
+    CHECK_EQ(gs_dram_access(&d, 0, 200, 0), 200 + 100);         /* after it: no wait */
+    CHECK_EQ(st.dram_write_bytes, 50 * 32);                     /* every write is counted when it arrives */
+    gs_dram_free(&d);
+    c.dram_write_drain_ns = 0.0;
+    memset(&st, 0, sizeof st);
+    CHECK(gs_dram_init(&d, &c, &st) == 0);
+    for (uint64_t t = 0; t < 49; t++) gs_dram_access(&d, 0, t, 1);
+    CHECK_EQ(gs_dram_access(&d, 0, 48, 0), 98 + 100);           /* off: behind 49 two-cycle writes */
+    CHECK_EQ(st.dram_write_drains, 0);
+    gs_dram_free(&d);
+}
+
 int main(void) {
     test_policy_table();
     test_fcfs_bandwidth_and_latency();
@@ -168,5 +222,7 @@ int main(void) {
     test_channels_spread();
     test_refresh_waits();
     test_queue_latency();
+    test_queue_reads_only_and_one_queue();
+    test_write_drain();
     return check_summary();
 }

@@ -408,7 +408,8 @@ typedef struct gs_tconfig {
     uint32_t dram_policy /* enum gs_dram_policy */, dram_banks, dram_row_bytes;
     double dram_row_miss_ns;
     double dram_refresh_ns, dram_refresh_interval_ns;   /* per-bank refresh: busy window and its period (0: none) */
-    double dram_queue_ns;          /* reads wait dram_queue_ns x u/(1-u) more, u: the DRAM's recent load (0: off) */
+    double dram_queue_ns;          /* reads wait max(backlog, dram_queue_ns x u/(1-u)), u: the reads' recent load (0: off) */
+    double dram_write_drain_ns;    /* writes queue per channel and take the bus in drains of this long (0: at once) */
     uint32_t record_interval_cycles, record_mem_sample_period;
     uint32_t sim_quantum_cycles;
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
@@ -432,6 +433,7 @@ typedef struct gs_tstats {
     uint64_t l2_sectors, l2_hits, l2_misses, l2_read_sectors, l2_write_sectors, l2_atomic_ops;
     uint64_t dram_read_bytes, dram_write_bytes, dram_row_hits, dram_row_misses;
     uint64_t dram_refresh_waits;         /* DRAM accesses that waited for their bank's refresh */
+    uint64_t dram_write_drains;          /* blocks of queued writes put on a DRAM channel's bus (dram.write_drain_ns) */
     uint64_t icache_misses;
     uint64_t unit_insts[GS_U__COUNT];
     uint64_t op_counts[GS_OP__COUNT];
