@@ -127,3 +127,20 @@ def test_socket_error_frames_name_no_server_folder(app):
         assert f["kind"] == "error", f
         assert not [d for d in server_folders(app) if d in f["message"]], f
     sc.disconnect()
+
+
+def test_a_worker_stores_its_failure_without_the_server_folders(tmp_path):
+    """The failure message a worker writes into the run file (which a client can download as it is) names
+    files, not the server's folders: the run store's (from the job's run-file path), the bundle's and the
+    cases file's; a message without a path is unchanged."""
+    from webapp.jobs.worker import failure, job_folders
+    store = tmp_path / "srv" / "data"
+    job = {"path": str(store / "runs" / "r1.simtrun"), "bundle": "/opt/bundles/zoo/m.tar.xz",
+           "cases": "/opt/suites/mine/cases.json"}
+    assert set(job_folders(job)) == {str(store / "runs"), str(store), "/opt/bundles/zoo", "/opt/suites/mine"}
+    e = ValueError(f"cannot read {store}/uploads/ab/k.ptx and /opt/bundles/zoo/m.tar.xz "
+                   f"(cases /opt/suites/mine/cases.json)")
+    assert failure(e, job_folders(job)) == "ValueError: cannot read k.ptx and m.tar.xz (cases cases.json)"
+    assert failure(KeyError("x")) == "KeyError: 'x'"
+    assert failure(RuntimeError("RuntimeError: as it was")) == "RuntimeError: as it was"
+    assert job_folders({"path": "relative/r.simtrun", "bundle": None}) == ()

@@ -69,13 +69,29 @@ def run_job(job: dict) -> None:
     except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
         traceback.print_exc(file=sys.stderr)
         if not writer.closed:
-            writer.fail(failure(e))
+            writer.fail(failure(e, job_folders(job)))
 
 
-def failure(e: BaseException) -> str:
-    """A run's failure message: the error's class and text (a KernelFault's text already starts with it)."""
+def failure(e: BaseException, folders=()) -> str:
+    """A run's failure message: the error's class and text (a KernelFault's text already starts with it),
+    with any path under the server's folders or `folders` cut to its last component: the message is stored
+    in the run file, which a client can download as it is."""
+    from webapp.redact import scrub
     text = str(e)
-    return text if text.startswith(type(e).__name__) else f"{type(e).__name__}: {text}"
+    return scrub(text if text.startswith(type(e).__name__) else f"{type(e).__name__}: {text}", folders)
+
+
+def job_folders(job: dict) -> tuple[str, ...]:
+    """The server's folders a job names: the run store (the run file's folder and the one above it), the
+    cases file's and the bundle's folders."""
+    from pathlib import Path
+    out = []
+    for key in ("path", "cases", "bundle"):
+        v = job.get(key)
+        if isinstance(v, str) and os.path.isabs(v):
+            p = Path(v).parent
+            out += [str(p), str(p.parent)] if key == "path" else [str(p)]
+    return tuple(out)
 
 
 def _limit_memory(nbytes) -> None:

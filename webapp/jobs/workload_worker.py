@@ -17,7 +17,7 @@ import traceback
 def run_job(job: dict) -> None:
     from engine.workload.bundle import open_bundle
     from engine.workload.replay import run_workload
-    from webapp.jobs.worker import _caps, _die_with_parent, _limit_memory, failure, load_factory
+    from webapp.jobs.worker import _caps, _die_with_parent, _limit_memory, failure, job_folders, load_factory
     from webapp.store.background import BackgroundSink
     from webapp.store.catalogue import hold_lock
     from webapp.store.workload_run import WorkloadRunWriter, launch_metrics
@@ -85,11 +85,12 @@ def run_job(job: dict) -> None:
     except BaseException as e:                 # noqa: BLE001 - any failure is reported in the run file
         traceback.print_exc(file=sys.stderr)
         if writer is not None:
-            writer.fail(failure(e))
+            writer.fail(failure(e, job_folders(job)))
         else:
             from webapp.store.workload_run import WorkloadRunWriter
             try:
-                WorkloadRunWriter(job["path"], job["info"], {"name": "?", "launches": []}).fail(failure(e))
+                WorkloadRunWriter(job["path"], job["info"], {"name": "?", "launches": []}).fail(
+                    failure(e, job_folders(job)))
             except Exception:                  # noqa: BLE001 - the manager's post-mortem marks it failed
                 pass
 
