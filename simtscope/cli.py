@@ -181,6 +181,12 @@ def cmd_validate(a) -> int:
     from engine.device import Device
     from engine.runner import run_case, save_outputs
 
+    if a.functional and (a.workloads is not None or a.traces):
+        what = "--workloads" if a.workloads is not None else "--traces"
+        hint = ("`simtscope run --workload BUNDLE` runs a bundle functionally and checks its outputs"
+                if a.workloads is not None else "a trace has no outputs to check")
+        print(f"error: validate --functional checks the suite's outputs only, not {what}; {hint}", file=sys.stderr)
+        return 2
     if a.workloads is not None:
         from engine.workload.commands import cmd_validate_workloads
         return cmd_validate_workloads(a)

@@ -310,6 +310,18 @@ def test_cli_run_and_validate_workloads(tmp_path):
     assert bad.returncode == 2 and "nope.zip: no such file" in bad.stderr
 
 
+@pytest.mark.parametrize("what", [["--workloads", str(EXAMPLES)], ["--traces", "traces"]])
+def test_validate_functional_refuses_workloads_and_traces_by_name(what):
+    """`validate --functional` checks the suite's outputs; with --workloads or --traces it used to run the
+    timing validation anyway. It now stops at once (exit 2), naming the option and what to use instead."""
+    p = subprocess.run([sys.executable, "-m", "simtscope", "validate", "--functional", *what],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert f"validate --functional checks the suite's outputs only, not {what[0]}" in p.stderr
+    assert ("simtscope run --workload BUNDLE" if what[0] == "--workloads" else "no outputs to check") in p.stderr
+    assert p.stdout == ""
+
+
 def test_every_timed_launch_says_how_it_was_timed(tmp_path):
     """The JSON and the table say, per launch and in total, whether SASS costs or the PTX timed it."""
     from engine.timing import TimingSim
