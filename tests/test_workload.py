@@ -159,6 +159,29 @@ def test_rng_of_a_dtype_outside_the_format_is_refused_by_name(tmp_path, dtype):
     assert f"buffers[0].init.dtype: {dtype!r} is not one of ['bf16', 'f16', 'f32', 'i32', 'u32']" in str(ei.value)
 
 
+
+@pytest.mark.parametrize("dtype,lo,hi,ok", [
+    ("i32", -2**31, 2**31, True), ("i32", 0, 2**31 + 1, False), ("i32", -2**31 - 1, 0, False),
+    ("u32", 0, 2**32, True), ("u32", -1, 10, False), ("u32", 0, 2**32 + 1, False),
+    ("f32", -2**62, 2**62, True), ("f32", -2**63, 2**63, False), ("f32", 0, 2**70, False)])
+def test_an_int_rng_whose_values_do_not_fit_its_dtype_is_refused_by_name(tmp_path, dtype, lo, hi, ok):
+    """An int rng draws lo .. hi - 1; values outside the dtype used to wrap silently (i32 with hi past 2^31),
+    and a span past 2^64 raised a raw OverflowError when the buffer was filled. The manifest check refuses
+    both, naming the buffer, the values and the dtype's range; a range that fits loads and fills in range."""
+    m, files = _good(tmp_path)
+    m["buffers"][0]["init"] = {"rng": "int", "dtype": dtype, "seed": 3, "lo": lo, "hi": hi}
+    path = _write(tmp_path, m, files)
+    if not ok:
+        with pytest.raises(BundleError) as ei:
+            open_bundle(path)
+        assert f"buffers[0].init: int values lo .. hi - 1 = {lo} .. {hi - 1} do not fit {dtype}" in str(ei.value)
+        return
+    from engine.workload.bundle import rng_bytes
+    v = np.frombuffer(rng_bytes(open_bundle(path).buffers[m["buffers"][0]["id"]].init, 4096),
+                      {"i32": np.int32, "u32": np.uint32, "f32": np.float32}[dtype]).astype(np.float64)
+    assert v.min() >= lo and v.max() <= hi and len(np.unique(v)) > 900
+
+
 # ---------------------------------------------------------------------- bad input
 def _write(tmp_path, manifest: dict, files: dict | None = None) -> Path:
     d = tmp_path / "bad"

@@ -36,6 +36,8 @@ DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": np.ui
           "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
           "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
 RNG_DTYPES = {"f32", "f16", "bf16", "i32", "u32"}
+# the values an int rng may draw (lo .. hi - 1) for each integer dtype: outside them the values would wrap
+INT_RNG_RANGE = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "float": (-2**62, 2**62)}
 MAX_DIM = (2**31 - 1, 65535, 65535)
 ARCHIVE_SUFFIXES = (".zip", ".tar.xz", ".txz", ".tar.gz", ".tgz", ".tar")
 
@@ -490,6 +492,11 @@ def _check(b: Bundle) -> None:
                 if init["rng"] == "int" and not (isinstance(init["lo"], int) and isinstance(init["hi"], int)
                                                  and init["hi"] > init["lo"]):
                     raise BundleError(f"{w}.init", "int needs integers lo < hi")
+                if init["rng"] == "int":
+                    least, most = INT_RNG_RANGE.get(init["dtype"], INT_RNG_RANGE["float"])
+                    if init["lo"] < least or init["hi"] - 1 > most:      # hi is exclusive
+                        raise BundleError(f"{w}.init", f"int values lo .. hi - 1 = {init['lo']} .. {init['hi'] - 1} do "
+                                                       f"not fit {init['dtype']} ({least} .. {most})")
             else:
                 raise BundleError(f"{w}.init", "expected one of file, fill, rng")
         b.buffers[bid] = Buffer(bid, nbytes, init, _label(raw.get("name")), _label(raw.get("role")))
