@@ -207,14 +207,20 @@ def suite_jobs(a, suite, names, counts):
         print(f"{counts[0]} thread, {label}: median {med / 1e6:.2f} M warp insts/s (goal {GOAL_MEDIAN / 1e6:.0f} M), "
               f"slowest {lo / 1e6:.2f} M/s (floor {GOAL_MIN / 1e6:.0f} M), {sum(r < GOAL_MIN for r in rates)} "
               f"of {len(rates)} cases below the floor")
+    print_ratios(ratios, counts[0], " (wall)", "all cases")
+    if differ:
+        raise SystemExit(f"statistics differ between thread counts: {', '.join(differ)}")
+
+
+def print_ratios(ratios: dict, base: int, how: str, which: str) -> None:
+    """Each thread count's speed-up over the base count: the median (and range) on the GEMMs against the goal,
+    and the median over `which`."""
     for t, rs in ratios.items():
         gemm = [r for n, r in rs if "gemm" in n]
         if gemm:
-            print(f"{t} threads vs {counts[0]} (wall) on the GEMMs: {statistics.median(gemm):.2f}x median "
+            print(f"{t} threads vs {base}{how} on the GEMMs: {statistics.median(gemm):.2f}x median "
                   f"(goal {GOAL_RATIO}x), range {min(gemm):.2f}-{max(gemm):.2f}x")
-        print(f"{t} threads vs {counts[0]} (wall) on all cases: {statistics.median(r for _, r in rs):.2f}x median")
-    if differ:
-        raise SystemExit(f"statistics differ between thread counts: {', '.join(differ)}")
+        print(f"{t} threads vs {base}{how} on {which}: {statistics.median(r for _, r in rs):.2f}x median")
 
 
 def main(argv=None):
@@ -271,12 +277,7 @@ def main(argv=None):
     med, lo = statistics.median(base_rates), min(base_rates)
     print(f"\n{counts[0]} thread: median {med / 1e6:.2f} M warp insts/s ({med / GOAL_MEDIAN:.2f}x the goal of "
           f"{GOAL_MEDIAN / 1e6:.0f} M), slowest {lo / 1e6:.2f} M/s ({lo / GOAL_MIN:.2f}x the floor of {GOAL_MIN / 1e6:.0f} M)")
-    for t, rs in ratios.items():
-        gemm = [r for n, r in rs if "gemm" in n]
-        if gemm:
-            print(f"{t} threads vs {counts[0]} on the GEMMs: {statistics.median(gemm):.2f}x median "
-                  f"(goal {GOAL_RATIO}x), range {min(gemm):.2f}-{max(gemm):.2f}x")
-        print(f"{t} threads vs {counts[0]} on all cases shown: {statistics.median(r for _, r in rs):.2f}x median")
+    print_ratios(ratios, counts[0], "", "all cases shown")
 
 
 if __name__ == "__main__":
