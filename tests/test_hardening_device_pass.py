@@ -258,11 +258,12 @@ def test_a_run_file_chunk_that_does_not_fit_in_memory_is_refused_naming_it(tmp_p
         validate.check_run_file(run)
 
 
-@pytest.mark.parametrize("fmt", [",u2", "2u2", "(2,)<u4", "<u4,<u4", "S4", "<c8", "O"])
+@pytest.mark.parametrize("fmt", [",u2", "2u2", "(2,)<u4", "<u4,<u4", "S4", "<c8", "O", "<f1", "|f1"])
 def test_a_run_file_row_format_numpy_would_parse_as_code_is_refused_naming_it(tmp_path, fmt):
     """The third device pass's run-file finding (escaped-SyntaxError-d6db37b35b): a row layout's format
     ',u2' reached np.dtype, which reads comma strings through ast.literal_eval and raised SyntaxError.
-    Only the formats the recorder writes (byte order, u/i/f, 1-8 bytes) get to numpy; any other string is
+    Only the formats the recorder writes (byte order, u/i 1-8 bytes, f 2-8) get to numpy ('<f1', which
+    numpy does not know, raised a raw TypeError there); any other string is
     refused (the catalogue's ValueError "cannot import: ...") naming the table and the field."""
     import json
     import sqlite3

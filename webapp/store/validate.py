@@ -309,7 +309,7 @@ def _check_schema(rec: dict) -> None:
 
 
 # the row formats engine.recording writes: byte order, kind, size ('<u4', '|u1', '<f8')
-_NUMERIC_FORMAT = re.compile(r"[<>|=][uif][1248]")
+_NUMERIC_FORMAT = re.compile(r"[<>|=](?:[ui][1248]|f[248])")   # numpy has no 1-byte float
 
 
 def _dtype(d, where: str) -> np.dtype:
