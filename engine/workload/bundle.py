@@ -37,7 +37,8 @@ DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": np.ui
           "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
 RNG_DTYPES = {"f32", "f16", "bf16", "i32", "u32"}
 # the values an int rng may draw (lo .. hi - 1) for each integer dtype: outside them the values would wrap
-INT_RNG_RANGE = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "float": (-2**62, 2**62)}
+INT_RNG_RANGE = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1)}
+INT_RNG_RANGE_FLOAT = (-2**62, 2**62)        # int values into a float dtype: the generator's int64 arithmetic
 MAX_DIM = (2**31 - 1, 65535, 65535)
 ARCHIVE_SUFFIXES = (".zip", ".tar.xz", ".txz", ".tar.gz", ".tgz", ".tar")
 
@@ -493,7 +494,7 @@ def _check(b: Bundle) -> None:
                                                  and init["hi"] > init["lo"]):
                     raise BundleError(f"{w}.init", "int needs integers lo < hi")
                 if init["rng"] == "int":
-                    least, most = INT_RNG_RANGE.get(init["dtype"], INT_RNG_RANGE["float"])
+                    least, most = INT_RNG_RANGE.get(init["dtype"], INT_RNG_RANGE_FLOAT)
                     if init["lo"] < least or init["hi"] - 1 > most:      # hi is exclusive
                         raise BundleError(f"{w}.init", f"int values lo .. hi - 1 = {init['lo']} .. {init['hi'] - 1} do "
                                                        f"not fit {init['dtype']} ({least} .. {most})")
