@@ -234,6 +234,18 @@ def cmd_serve(a) -> int:
     return serve(a)
 
 
+def _missing_module(*names: str) -> str | None:
+    """The first of these top-level modules that cannot be imported, found without importing it."""
+    import importlib.util
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="simtscope", description="cycle-level GPU simulator for PTX kernels")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -289,13 +301,13 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.workload.capture.cli import add_parser as add_capture
     add_capture(sub)
 
-    try:                        # the explorer's dependencies (Flask) are not needed to run or capture
-        from webapp.sweep.command import add_parser as add_sweep
-    except ImportError as e:
-        reason = f"sweeps need the explorer's dependencies ({e.name or e}); install simtscope with them"
+    missing = _missing_module("flask", "dask")   # the explorer's dependencies: not needed to run or capture
+    if missing:
+        reason = f"sweeps need the explorer's dependencies ({missing}); install simtscope with them"
         w = sub.add_parser("sweep", help="design-space sweep (unavailable: " + reason + ")")
         w.set_defaults(fn=lambda a: (print(f"simtscope sweep: {reason}", file=sys.stderr), 2)[1])
     else:
+        from webapp.sweep.command import add_parser as add_sweep
         add_sweep(sub)
 
     s = sub.add_parser("serve", help="start the web explorer")
