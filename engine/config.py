@@ -219,6 +219,10 @@ SCHEMA += [
           "until both the suite and the bundles gain from it: docs/sass.md, Measured); regs: time the PTX as "
           "written, with ptxas's register count for occupancy (the JIT's, as ncu's launch__registers_per_thread; "
           "the h200 preset's setting)"),
+    P("timing.sass_order", int, 0, "", 0, 2,
+      doc="with timing.sass = auto or regs and the SASS tools found: 1: loads from global memory stay where ptxas "
+          "put them (where ptxas keeps a load late to save registers, the warp waits for it late too); 2: every "
+          "instruction in ptxas's order; 0: the front end's latency-first list schedule (docs/sass.md, 'SASS order')"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

@@ -136,9 +136,8 @@ def check_launch(kernel, shared, max_warp_insts, progress) -> tuple[int, int]:
 class Module:
     """A PTX module lowered and bound to the engine's handlers (gs_program)."""
 
-    def __init__(self, device: "Device", program: Program):
+    def __init__(self, device: "Device", program: Program, scheduled: bool = True):
         self.device = device
-        self.program = program
         self.filename = program.filename
         self._global_addrs: dict[str, int] = {}
         for g in program.globals:
@@ -146,6 +145,14 @@ class Module:
             if g.init:
                 device._htod(addr, g.init)
             self._global_addrs[g.name] = addr
+        self.scheduled = scheduled  # False: nvcc's order kept (Device.load_ptx(schedule=False)), never reordered
+        self.order = "latency" if scheduled else "as written"   # or "sass loads" / "sass": reschedule
+        self._retired: list = []    # earlier engine programs of this module (a simulator may still point at one)
+        self._bind(program)
+
+    def _bind(self, program: Program) -> None:
+        """Create the engine's program (gs_program) for `program`, at this module's global addresses."""
+        self.program = program
         opnds = program.opnds.copy()
         for idx, name, addend in program.relocs:
             opnds[idx]["imm"] = _s64(self._global_addrs[name] + addend)   # wraps as the address adder does
@@ -164,6 +171,20 @@ class Module:
         self._ptr = ffi.gc(p, lib.gs_program_destroy)
         self.sass = None            # engine.sass.SassCosts once a timing run attached them
         self.sass_state = None      # how timing runs time it (engine.timing.TimingSim.sass_mode)
+
+    def reschedule(self, sass_keys: dict[int, int] | None, sass_all: bool = False) -> None:
+        """Lower the module's PTX again with its global loads where ptxas put them (sass_keys: PTX line ->
+        position of its first SASS instruction, engine.sass.line_order; timing.sass_order = 1), every
+        instruction in ptxas's order (sass_all: timing.sass_order = 2) or, with None, in the latency order
+        Device.load_ptx gives. Results are the same in every order (every dependency is kept); global
+        variables keep their addresses and contents. The SASS costs must be attached again."""
+        if not self.scheduled:
+            raise errors.SimError(f"{self.filename}: loaded with schedule=False (nvcc's order): not reordered")
+        program = ptx_load(self.program.source, self.filename, schedule=True, sass_keys=sass_keys,
+                           sass_all=sass_all)
+        self._retired.append(self._ptr)
+        self._bind(program)
+        self.order = "latency" if sass_keys is None else "sass" if sass_all else "sass loads"
 
     def kernel(self, name: str) -> Kernel:
         for f in self.program.functions:
@@ -250,7 +271,7 @@ class Device:
         UnsupportedInstruction (every unsupported instruction, by name and line). schedule=False keeps
         nvcc's instruction order (the default reorders within basic blocks as ptxas does)."""
         program = ptx_load(source, filename, schedule=schedule)
-        m = Module(self, program)
+        m = Module(self, program, scheduled=schedule)
         self._modules.append(m)
         return m
 

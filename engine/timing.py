@@ -106,8 +106,9 @@ def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
 def _mode_line(d: dict) -> str:
     """How the launch was timed (docs/sass.md)."""
     mode = d.get("timing_mode")
-    if mode == "sass":
-        return f"timing_mode = sass  (SASS warp instructions = {d['sass_warp_insts']:.0f})"
+    if mode == "sass":       # (a reason in SASS mode: the order, timing.sass_order)
+        how = f"; {d['timing_mode_reason']}" if d.get("timing_mode_reason") else ""
+        return f"timing_mode = sass  (SASS warp instructions = {d['sass_warp_insts']:.0f}{how})"
     if mode == "trace":
         return "timing_mode = trace  (the trace's SASS instructions)"
     if mode == "ptx":
@@ -262,13 +263,20 @@ class TimingSim:
         timing.sass = auto, the first call compiles the module with ptxas (or finds it in the disk cache) and
         attaches the SASS costs to it (engine/sass, docs/sass.md)."""
         cfg = self.config["timing.sass"]
+        order = ORDERS[self.config["timing.sass_order"]] if cfg != "off" else "latency"
+        if module.order.startswith("sass") and order != module.order:   # (an earlier simulator's order)
+            module.reschedule(None)
         if cfg == "off":
             return {"mode": "ptx", "reason": "timing.sass = off"}
         state = getattr(module, "sass_state", None)
-        if state is None:
-            state = module.sass_state = _attach_sass(module)
+        if state is None or (order != "latency" and state["mode"] == "sass" and module.scheduled
+                             and module.order != order):
+            state = module.sass_state = _attach_sass(module, order)
+        how = f"; {ORDER_WORDS[module.order]}" if module.order in ORDER_WORDS else ""
         if cfg == "regs" and state["mode"] == "sass":   # PTX issue costs, ptxas's registers for occupancy
-            return {"mode": "ptx", "reason": "timing.sass = regs (ptxas's registers per thread)"}
+            return {"mode": "ptx", "reason": f"timing.sass = regs (ptxas's registers per thread{how})"}
+        if how and state["mode"] == "sass":
+            return {**state, "reason": how[2:]}
         return state
 
     def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception,
@@ -325,11 +333,21 @@ class TimingSim:
         return run_case(case, self.device, launcher=launcher)
 
 
-def _attach_sass(module) -> dict:
-    """Compile the module's PTX with ptxas and give the engine's program its SASS costs; the mode that
-    results (pure PTX, with the reason, when the tools are missing or refuse the module)."""
+# timing.sass_order: how each basic block's PTX is ordered when the SASS is known (docs/sass.md, "SASS order")
+ORDERS = ("latency", "sass loads", "sass")
+ORDER_WORDS = {"sass loads": "global loads where ptxas put them", "sass": "blocks in ptxas's order"}
+
+
+def _attach_sass(module, order: str = "latency") -> dict:
+    """Compile the module's PTX with ptxas and give the engine's program its SASS costs (with order "sass
+    loads" or "sass", timing.sass_order 1 / 2, first lower it again with its global loads where ptxas put
+    them, or every instruction in ptxas's order); the mode that results (pure PTX, with the reason, when
+    the tools are missing or refuse the module)."""
     try:
-        costs = sass.costs_for(module.program)
+        funcs = sass.analyse(module.program.source)
+        if order != "latency" and module.scheduled and module.order != order:
+            module.reschedule(sass.line_order(funcs), order == "sass")
+        costs = sass.program_costs(module.program, funcs)
     except sass.SassUnavailable as e:
         return {"mode": "ptx", "reason": str(e)}
     except sass.SassError as e:

@@ -414,6 +414,7 @@ typedef struct gs_tconfig {
     uint32_t sim_quantum_cycles;
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
     uint32_t timing_sass;          /* enum gs_sass_mode: auto uses a program's SASS costs when it has them */
+    uint32_t timing_sass_order;    /* front end only (engine/timing.py): blocks issued in ptxas's SASS order */
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */

@@ -11,7 +11,11 @@ from pathlib import Path
 from .errors import PTXError, PTXSemanticError, PTXSyntaxError, UnsupportedInstruction  # noqa: F401
 
 
-def load(source, filename: str | None = None, schedule: bool = True):
+def load(source, filename: str | None = None, schedule: bool = True, sass_keys: dict[int, int] | None = None,
+         sass_all: bool = False):
+    """sass_keys (PTX line -> position of its first SASS instruction, engine.sass.line_order): loads from
+    global memory stay where ptxas put them; with sass_all every instruction is in ptxas's order
+    (schedule.py)."""
     from .._ffi import ffi, lib
     from .lower import lower
     from .syntax import parse
@@ -25,7 +29,7 @@ def load(source, filename: str | None = None, schedule: bool = True):
     else:
         text = source
         filename = filename or "<ptx>"
-    program = lower(parse(text, filename), text, schedule=schedule)
+    program = lower(parse(text, filename), text, schedule=schedule, sass_keys=sass_keys, sass_all=sass_all)
     insts, opnds = program.insts, program.opnds
     bad = []
     if len(insts):

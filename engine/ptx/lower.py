@@ -653,7 +653,7 @@ class Lowering(OperandsMixin, PassesMixin):
         # would overstate it (sgemm_rb64: 112 against the 40 the driver's JIT allocates)
         self.pressure = self.measure_pressure(program, fs)
         if self.schedule:
-            schedule.reorder(program, _succ_fn)
+            schedule.reorder(program, _succ_fn, self.sass_keys, self.sass_all)
         self.allocate_registers(program, fs)
         return program
 
@@ -665,11 +665,16 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True) -> Program:
+def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True,
+          sass_keys: dict[int, int] | None = None, sass_all: bool = False) -> Program:
     """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
     schedule=False keeps nvcc's code as written instead of the ptxas-like transformations (if-conversion
-    of short branches, ifconvert.py, then list scheduling within basic blocks, schedule.py)."""
+    of short branches, ifconvert.py, then list scheduling within basic blocks, schedule.py); sass_keys
+    (PTX line -> position of its first SASS instruction) keeps loads from global memory where ptxas put
+    them, or with sass_all schedules each block in ptxas's order (schedule.py)."""
     lw = Lowering(mod, source)
     lw.regalloc = regalloc
     lw.schedule = schedule
+    lw.sass_keys = sass_keys
+    lw.sass_all = sass_all
     return lw.run()

@@ -14,6 +14,14 @@ than the real GPU. This pass reorders the instructions of each basic block by li
   * priority: the longest latency-weighted path to the end of the block (latencies by instruction
     class), then the original order; the block's terminating branch stays last.
 
+With `keys` (PTX line -> position of its first SASS instruction, from engine/sass: ptxas's own schedule,
+`timing.sass_order`) the priority is that position instead: each block is issued in the order ptxas put
+its SASS in, which hoists loads where ptxas hoists them and leaves them late where ptxas keeps them late
+to save registers (a Triton softmax row kernel at 48 registers loads its 8 rows one or two at a time,
+reusing the same registers, so each row waits for its own DRAM round trip; the latency ranking above
+issues all 8 loads at once). An instruction whose line has no SASS of its own (ptxas folded it) takes the
+smallest position among the instructions that depend on it, so it comes just before its first user.
+
 It never changes results: every lane executes the same permutation of a block it executes whole, and
 every dependency is kept. Branch targets and reconvergence points are block starts, which do not move.
 """
@@ -91,13 +99,9 @@ def _may_alias(a: int, b: int) -> bool:
     return a == b or a in generic or b in generic
 
 
-def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list) -> list[int]:
-    """The new order of the instructions `pcs` (one basic block)."""
-    n = len(pcs)
-    if n < 3:
-        return pcs
-    last_fixed = ir.op[pcs[-1]] in FENCES
-    body = pcs[:-1] if last_fixed else pcs
+def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int]]:
+    """Per instruction of `body` (indices into it): the instructions that must come after it, and how many
+    must come before it."""
     m = len(body)
     succ: list[set[int]] = [set() for _ in range(m)]
     npred = [0] * m
@@ -166,17 +170,70 @@ def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list) ->
                 mem_reads.append((i, space))
         if op not in FENCES and not clock:
             since_fence.append(i)
+    return succ, npred
 
-    # priorities: longest latency path to the end of the block
+
+_NO_SASS = 1 << 40
+GLOBAL_SPACES = {SP["global"], SP["generic"], SP["local"], 0}
+
+
+def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list,
+                   keys: dict[int, int] | None = None, lines: list[int] | None = None,
+                   sass_all: bool = False) -> list[int]:
+    """The new order of the instructions `pcs` (one basic block): the longest latency path first; with
+    `keys` (PTX line -> SASS position) and `lines` (per pc, its PTX line) a load from global memory waits
+    until every instruction ptxas put before it is placed, and with sass_all every instruction is in
+    ptxas's order."""
+    n = len(pcs)
+    if n < 3:
+        return pcs
+    last_fixed = ir.op[pcs[-1]] in FENCES
+    body = pcs[:-1] if last_fixed else pcs
+    m = len(body)
+    succ, npred = _dependencies(body, info)
     prio = [0] * m
-    for i in range(m - 1, -1, -1):
-        lat = _latency(info[body[i]][4], info[body[i]][5])
-        prio[i] = lat + max((prio[k] for k in succ[i]), default=0)
+    key = [_NO_SASS] * m
+    if keys is not None:
+        # positions in ptxas's order; a folded instruction (no SASS of its own) just before its first user
+        for i in range(m - 1, -1, -1):
+            k = keys.get(lines[body[i]])
+            key[i] = k if k is not None else min((key[j] for j in succ[i]), default=_NO_SASS)
+        # never before what it depends on (a line table can say otherwise): then no instruction that
+        # waits for a load's data holds that load back
+        for i in range(m):
+            for j in succ[i]:
+                if key[j] < key[i] < _NO_SASS:
+                    key[j] = key[i]
+    if keys is not None and not any(k < _NO_SASS for k in key):
+        keys = None                       # no line of this block outside a SASS loop: the latency order
+    if keys is not None and sass_all:
+        prio = [-k for k in key]          # the earliest SASS position first
+    else:
+        # longest latency path to the end of the block
+        for i in range(m - 1, -1, -1):
+            lat = _latency(info[body[i]][4], info[body[i]][5])
+            prio[i] = lat + max((prio[k] for k in succ[i]), default=0)
+    # loads from global memory held back to where ptxas put them (keys, not sass_all): eligible once
+    # every instruction with an earlier SASS position is placed (`by_key[lo:]`: those not placed yet)
+    gated = [keys is not None and not sass_all and info[pc][4] in LOADS and info[pc][5] in GLOBAL_SPACES
+             and key[i] < _NO_SASS for i, pc in enumerate(body)]
+    by_key = sorted(range(m), key=lambda i: key[i]) if any(gated) else []
+    placed = [False] * m
+    lo = 0
     ready = [i for i in range(m) if npred[i] == 0]
     order = []
     while ready:
-        best = max(ready, key=lambda i: (prio[i], -i))
+        cand = ready
+        if by_key:
+            while lo < m and placed[by_key[lo]]:
+                lo += 1
+            first = key[by_key[lo]] if lo < m else _NO_SASS
+            cand = [i for i in ready if not gated[i] or key[i] <= first]
+            if not cand:      # (a line table that puts a user before its load: the earliest held load)
+                cand = [min((i for i in ready), key=lambda i: key[i])]
+        best = max(cand, key=lambda i: (prio[i], -i))
         ready.remove(best)
+        placed[best] = True
         order.append(body[best])
         for k in succ[best]:
             npred[k] -= 1
@@ -186,8 +243,9 @@ def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list) ->
     return order + ([pcs[-1]] if last_fixed else [])
 
 
-def reorder(program, succ_fn) -> None:
-    """Schedule every basic block of every function of `program` in place (arrays and source maps)."""
+def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool = False) -> None:
+    """Schedule every basic block of every function of `program` in place (arrays and source maps); with
+    `keys` (PTX line -> position of its first SASS instruction) in ptxas's order."""
     insts = program.insts
     if len(insts) == 0:
         return
@@ -201,6 +259,7 @@ def reorder(program, succ_fn) -> None:
         uses, defs = ir.uses_defs(pc)
         puses, pdefs = _pred_uses_defs(ir, pc, kinds, regs, ns)
         info.append((uses, defs, puses, pdefs, ir.op[pc], spaces[pc], _reads_clock(ir, pc, kinds, ns)))
+    lines = insts["line"].tolist() if keys is not None else None
     perm = list(range(len(insts)))
     for f in program.functions:
         start, end = f.entry_pc, f.end_pc
@@ -209,7 +268,7 @@ def reorder(program, succ_fn) -> None:
         for b, s in enumerate(starts):
             e = starts[b + 1] if b + 1 < len(starts) else end - start
             pcs = list(range(start + s, start + e))
-            new = schedule_block(ir, pcs, spaces, info)
+            new = schedule_block(ir, pcs, spaces, info, keys, lines, sass_all)
             perm[start + s:start + e] = new
     if perm == list(range(len(insts))):
         return

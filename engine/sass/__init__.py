@@ -50,6 +50,28 @@ def costs_for(program, tools: Tools | None = None) -> SassCosts:
     return program_costs(program, analyse(program.source, tools))
 
 
+def line_order(funcs: dict[str, SassFunction]) -> dict[int, int]:
+    """PTX line -> position of the last SASS instruction ptxas made of it (functions in turn, instructions
+    in address order): the order ptxas scheduled the PTX in, for engine.ptx.load(sass_keys=...). The last,
+    because a line's address arithmetic may be issued long before its load or store (a Triton GEMM's
+    `st.shared` lines start with their shared address near the top, their STS come after all the LDGs).
+    Only lines outside SASS loops: in a loop ptxas unrolls, peels and pipelines, a line has several copies
+    in several blocks (sgemm_naive: a 16x body and a remainder), and no copy's position says where the
+    main body issues it."""
+    keys: dict[int, int] = {}
+    in_loop: set[int] = set()
+    pos = 0
+    for f in funcs.values():
+        for si in f.insts:
+            if si.line:
+                if si.depth:
+                    in_loop.add(si.line)
+                else:
+                    keys[si.line] = pos
+            pos += 1
+    return {ln: k for ln, k in keys.items() if ln not in in_loop}
+
+
 def _to_json(funcs: dict[str, SassFunction]) -> dict:
     return {name: {"insts": [[i.opcode, i.mods, i.line, int(i.predicated), i.block, i.depth, " ".join(i.dst),
                               " ".join(i.src)] for i in f.insts],
