@@ -174,7 +174,7 @@ class Module:
 
     def reschedule(self, sass_keys: dict[int, int] | None, sass_all: bool = False) -> None:
         """Lower the module's PTX again with its global loads where ptxas put them (sass_keys: PTX line ->
-        position of its first SASS instruction, engine.sass.line_order; timing.sass_order = 1), every
+        position of its last SASS instruction, engine.sass.line_order; timing.sass_order = 1), every
         instruction in ptxas's order (sass_all: timing.sass_order = 2) or, with None, in the latency order
         Device.load_ptx gives. Results are the same in every order (every dependency is kept); global
         variables keep their addresses and contents. The SASS costs must be attached again."""

@@ -13,7 +13,7 @@ from .errors import PTXError, PTXSemanticError, PTXSyntaxError, UnsupportedInstr
 
 def load(source, filename: str | None = None, schedule: bool = True, sass_keys: dict[int, int] | None = None,
          sass_all: bool = False):
-    """sass_keys (PTX line -> position of its first SASS instruction, engine.sass.line_order): loads from
+    """sass_keys (PTX line -> position of its last SASS instruction, engine.sass.line_order): loads from
     global memory stay where ptxas put them; with sass_all every instruction is in ptxas's order
     (schedule.py)."""
     from .._ffi import ffi, lib

@@ -670,7 +670,7 @@ def lower(mod: Module, source: str, regalloc: bool = True, schedule: bool = True
     """Lower a parsed module; regalloc=False keeps one slot per declared register (for comparison);
     schedule=False keeps nvcc's code as written instead of the ptxas-like transformations (if-conversion
     of short branches, ifconvert.py, then list scheduling within basic blocks, schedule.py); sass_keys
-    (PTX line -> position of its first SASS instruction) keeps loads from global memory where ptxas put
+    (PTX line -> position of its last SASS instruction) keeps loads from global memory where ptxas put
     them, or with sass_all schedules each block in ptxas's order (schedule.py)."""
     lw = Lowering(mod, source)
     lw.regalloc = regalloc

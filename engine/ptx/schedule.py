@@ -14,13 +14,15 @@ than the real GPU. This pass reorders the instructions of each basic block by li
   * priority: the longest latency-weighted path to the end of the block (latencies by instruction
     class), then the original order; the block's terminating branch stays last.
 
-With `keys` (PTX line -> position of its first SASS instruction, from engine/sass: ptxas's own schedule,
-`timing.sass_order`) the priority is that position instead: each block is issued in the order ptxas put
-its SASS in, which hoists loads where ptxas hoists them and leaves them late where ptxas keeps them late
-to save registers (a Triton softmax row kernel at 48 registers loads its 8 rows one or two at a time,
-reusing the same registers, so each row waits for its own DRAM round trip; the latency ranking above
-issues all 8 loads at once). An instruction whose line has no SASS of its own (ptxas folded it) takes the
-smallest position among the instructions that depend on it, so it comes just before its first user.
+With `keys` (PTX line -> position of its last SASS instruction, engine.sass.line_order: ptxas's own
+schedule, `timing.sass_order`, docs/sass.md "SASS order") a load from global memory is held back until
+every instruction ptxas put before it is placed: loads stay late where ptxas keeps them late to save
+registers (a Triton softmax row kernel at 48 registers loads its 8 rows one or two at a time, reusing
+the same registers, so each row waits for its own DRAM round trip; the latency ranking above issues all
+8 loads at once). With `sass_all` the position is the priority of every instruction. An instruction whose
+line has no SASS of its own (ptxas folded it) takes the smallest position among the instructions that
+depend on it, so it comes just before its first user, and no instruction's position is before that of
+one it depends on.
 
 It never changes results: every lane executes the same permutation of a block it executes whole, and
 every dependency is kept. Branch targets and reconvergence points are block starts, which do not move.
@@ -245,7 +247,8 @@ def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list,
 
 def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool = False) -> None:
     """Schedule every basic block of every function of `program` in place (arrays and source maps); with
-    `keys` (PTX line -> position of its first SASS instruction) in ptxas's order."""
+    `keys` (PTX line -> position of its last SASS instruction) global loads where ptxas put them, with
+    sass_all too every instruction in ptxas's order."""
     insts = program.insts
     if len(insts) == 0:
         return
