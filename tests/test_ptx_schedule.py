@@ -4,6 +4,8 @@ hoists LDG.E.CONSTANT above STG (validation/sass/transpose.sm90.jit.sass: copy2d
 `ld.global` may alias a store and keeps its order. Results are the same in either order."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from engine._ffi import E
@@ -70,3 +72,22 @@ def test_nc_hoisting_keeps_results(rng):
         outs.append(dev.from_device(dst))
     assert np.array_equal(outs[0], x)
     assert np.array_equal(outs[1], x)
+
+
+HGEMM = Path(__file__).resolve().parents[1] / "validation" / "ptx" / "hgemm_wmma.sm90.ptx"
+
+
+def _wmma_ops(kernel: str) -> str:
+    prog = load(HGEMM.read_text(), str(HGEMM))
+    f = next(f for f in prog.functions if f.name == kernel)
+    code = {E.op["wmma_load"]: "L", E.op["wmma_mma"]: "M"}
+    return "".join(code.get(int(prog.insts[pc]["op"]), "") for pc in range(f.entry_pc, f.end_pc))
+
+
+def test_global_fragment_loads_stay_behind_the_previous_mma():
+    """hgemm_wmma_simple's K loop, unrolled 4x by nvcc: the JIT issues each step's fragment loads (LDG) after
+    the previous step's HMMAs (one step in flight; the H200 takes a DRAM round trip per step, wmmaload.cu),
+    so the scheduler does not hoist them; fragments from shared memory (hgemm_wmma_tiled) are hoisted as the
+    JIT hoists its LDSMs: both k steps' loads before the mmas."""
+    assert _wmma_ops("hgemm_wmma_simple") == "LLM" * 4 + "LLM"       # the unrolled body, then the remainder loop
+    assert _wmma_ops("hgemm_wmma_tiled") == "L" * 8 + "M" * 8

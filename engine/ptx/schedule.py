@@ -11,7 +11,8 @@ than the real GPU. This pass reorders the instructions of each basic block by li
     same state space (loads may pass loads; stores, atomics and async copies keep their order with
     every access to a space they may alias; a non-coherent load, `ld.global.nc`, reads data that is
     read-only for the kernel's lifetime, so no store or atomic can touch it and it keeps no order with
-    them: ptxas hoists such loads, LDG.E.CONSTANT, above the STGs before them), and fences that nothing crosses (barriers, memory fences,
+    them: ptxas hoists such loads, LDG.E.CONSTANT, above the STGs before them); a tensor-core fragment load
+    from global (or generic) memory stays behind the block's earlier `wmma.mma`s (see FRAG_GLOBAL); and fences that nothing crosses (barriers, memory fences,
     calls, exits, traps, cp.async/wgmma group operations, clock reads);
   * priority: the longest latency-weighted path to the end of the block (latencies by instruction
     class), then the original order; the block's terminating branch stays last.
@@ -53,8 +54,18 @@ RMW = {OP[n] for n in ("atom", "red", "cp_async")}
 SFU = {OP[n] for n in ("rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "div", "rem")}
 TENSOR = {OP[n] for n in ("wmma_mma", "mma", "wgmma_mma")}
 WARP = {OP[n] for n in ("shfl", "vote", "match", "redux")}
+# wmma fragment loads that may read global memory. The JIT keeps them behind the mma before them: in
+# hgemm_wmma_simple's 4x-unrolled K loop each step's 8 LDG.E load the registers the previous step's HMMAs
+# read (validation/sass/hgemm_wmma.sm90.jit.sass), and the H200 takes a full DRAM round trip per k step
+# (benchmarks/hw/wmmaload.cu: 1,048 cycles cold at one CTA, calibration.md 5m) where hoisting the four
+# steps' loads gave the model 286. Fragments from shared memory are hoisted (hgemm_wmma_tiled's SASS issues
+# both k steps' LDSMs before the HMMAs) and keep the general rules.
+FRAG_GLOBAL = ("global", "generic")
 CLOCK_SREGS = {E.sreg[n] for n in ("clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo",
                                    "globaltimer_hi")}
+
+
+_FRAG_GLOBAL_SP = {SP[n] for n in FRAG_GLOBAL} | {0}
 
 
 def _latency(op: int, space: int) -> int:
@@ -118,6 +129,7 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
     mem_reads: list[tuple[int, int]] = []
     last_fence = -1
     since_fence: list[int] = []
+    last_mma = -1
 
     def edge(a: int, b: int):
         if a != b and b not in succ[a]:
@@ -177,6 +189,10 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
                 mem_reads.append((i, space))
         if op not in FENCES and not clock:
             since_fence.append(i)
+        if op == OP["wmma_load"] and space in _FRAG_GLOBAL_SP and last_mma >= 0:
+            edge(last_mma, i)
+        if op in TENSOR:
+            last_mma = i
     return succ, npred
 
 
