@@ -87,6 +87,10 @@ SCHEMA: list[P] = [
     P("sm.barrier_latency_cycles", int, 12, "cycles", 0, 10000, doc="from the last arrival until waiters issue"),
     P("sm.barrier_per_warp_cycles", int, 2, "cycles/warp", 0, 1000, doc="added per warp of the CTA"),
     P("sm.dispatch_latency_cycles", int, 1, "cycles", 0, 100, doc="minimum cycles between two issues of one warp"),
+    P("sm.pred_use_latency_cycles", int, 0, "cycles", 0, 100,
+      doc="a predicate an arithmetic instruction (setp, predicate logic) writes is ready this long after it issues for "
+          "an instruction that writes no predicate (a guard, selp's operand); predicate logic reading it waits the "
+          "pipe's latency only (0: the pipe's latency for all; calibration.md 5m: ptxas's control codes)"),
     P("sm.fetch_insts", int, 0, "instructions", 0, 16,
       doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
           "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),

@@ -60,6 +60,7 @@ typedef struct gs_tw {
     uint64_t *reg_ready;               /* per register slot: cycle the value is ready */
     uint8_t *reg_kind;                 /* wait state charged while waiting for it */
     uint64_t *pred_ready;
+    uint64_t *pred_use;                /* sm.pred_use_latency_cycles: ready for a guard / select (0: pred_ready) */
     uint64_t acc_t;                    /* states accounted up to here */
     uint64_t drain_at;                 /* the warp's stores have left the SM: an exited warp frees its slot */
     uint64_t acked_at;                 /* the L2 has accepted the warp's stores (what a fence waits for) */

@@ -123,7 +123,8 @@ static void free_launch(gs_tsim *ts) {
             free(sm->tw[w].reg_ready);
             free(sm->tw[w].reg_kind);
             free(sm->tw[w].pred_ready);
-            sm->tw[w].reg_ready = NULL; sm->tw[w].reg_kind = NULL; sm->tw[w].pred_ready = NULL;
+            free(sm->tw[w].pred_use);
+            sm->tw[w].reg_ready = NULL; sm->tw[w].reg_kind = NULL; sm->tw[w].pred_ready = NULL; sm->tw[w].pred_use = NULL;
             sm->tw[w].w = NULL;
         }
         if (sm->ctas)
@@ -263,7 +264,9 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
             tw->reg_ready = calloc(ts->nslots ? ts->nslots : 1, sizeof *tw->reg_ready);
             tw->reg_kind = calloc(ts->nslots ? ts->nslots : 1, 1);
             tw->pred_ready = calloc(ts->npreds + 1, sizeof *tw->pred_ready);
-            if (!tw->reg_ready || !tw->reg_kind || !tw->pred_ready) return launch_fault(fault, "out of memory", 0);
+            tw->pred_use = calloc(ts->npreds + 1, sizeof *tw->pred_use);
+            if (!tw->reg_ready || !tw->reg_kind || !tw->pred_ready || !tw->pred_use)
+                return launch_fault(fault, "out of memory", 0);
             tw->w = NULL;
         }
         for (uint32_t k = 0; k < c->sm_subcores; k++) {

@@ -116,6 +116,7 @@ static void scoreboard(gs_tw *tw, const gs_xinst *x, uint64_t r, int state, int 
     }
     for (int i = 0; i < 4 && x->prd[i] >= 0; i++) {
         uint64_t t = tw->pred_ready[x->prd[i]];
+        if (x->pwr[0] < 0 && tw->pred_use[x->prd[i]] > t) t = tw->pred_use[x->prd[i]];   /* a guard, selp's operand */
         if (t > r) { r = t; state = GS_WS_WAIT; }
     }
     if (wg_chain && x->op == GS_OP_WGMMA_WAIT) {      /* all but the newest N committed groups complete */
@@ -471,6 +472,9 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     for (int i = 0; i < 2 && x->pwr[i] >= 0; i++) {
         tw->pred_ready[x->pwr[i]] = done;
         if (gs_is_pend(done)) gs_pend_fix(pd, tw->slot, GS_FIX_PRED, (uint32_t)x->pwr[i]);
+        /* sm.pred_use_latency_cycles: an arithmetic compare's predicate reaches guards and selects later */
+        tw->pred_use[x->pwr[i]] = cf->sm_pred_use_latency_cycles && !is_mem && !warp_op && !folded && !gs_is_pend(done)
+                                  ? now + cf->sm_pred_use_latency_cycles : 0;
     }
     /* what happens next for this warp */
     uint64_t earliest = folded ? now : now + (wg_pipe ? cf->sm_wgmma_issue_cycles : cf->sm_dispatch_latency_cycles);
@@ -593,6 +597,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         memset(tw->reg_ready, 0, ts->nslots * sizeof *tw->reg_ready);
         memset(tw->reg_kind, 0, ts->nslots);
         memset(tw->pred_ready, 0, (ts->npreds + 1) * sizeof *tw->pred_ready);
+        memset(tw->pred_use, 0, (ts->npreds + 1) * sizeof *tw->pred_use);
         tw->acc_t = now;
         tw->start = now;
         tw->drain_at = 0;

@@ -378,6 +378,7 @@ typedef struct gs_tconfig {
     uint32_t sm_icache /* enum gs_icache_model */, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
+    uint32_t sm_pred_use_latency_cycles; /* a compare's predicate as a guard or select operand (0: its pipe's latency) */
     uint32_t sm_cp_async_wait;         /* 1: cp.async.wait_group/wait_all wait for the data of the groups they retire */
     uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */
     uint32_t sm_wgmma_issue_cycles;    /* wgmma pipe (with chain_in_pipe, tsm.c wgmma_time): a warp's next issue */
