@@ -210,7 +210,7 @@ def test_dram_write_drains_identical_for_any_thread_count_and_delay_reads():
     """dram.write_drain_ns (calibration.md 5l): writes queue per channel and take the bus in blocks; the
     DRAM state is touched only in the serial memory phase, so any thread count gives the same run."""
     on = run_copy(1, ["dram.write_drain_ns=545"])
-    off = run_copy(1, [])
+    off = run_copy(1, ["dram.write_drain_ns=0"])
     assert off["dram_write_drains"] == 0 and on["dram_write_drains"] > 0
     assert on["dram_write_bytes"] > 0 and on["dram_read_bytes"] == off["dram_read_bytes"]
     assert on["gpu_sim_cycle"] > off["gpu_sim_cycle"]          # reads wait behind the drains

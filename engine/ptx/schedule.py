@@ -9,7 +9,10 @@ than the real GPU. This pass reorders the instructions of each basic block by li
   * dependencies: read-after-write, write-after-read and write-after-write on registers and predicates
     (a guarded write also reads its destination), memory order between operations that may touch the
     same state space (loads may pass loads; stores, atomics and async copies keep their order with
-    every access to a space they may alias), and fences that nothing crosses (barriers, memory fences,
+    every access to a space they may alias; a non-coherent load, `ld.global.nc`, reads data that is
+    read-only for the kernel's lifetime, so no store or atomic can touch it and it keeps no order with
+    them: ptxas hoists such loads, LDG.E.CONSTANT, above the STGs before them); a tensor-core fragment load
+    from global (or generic) memory stays behind the block's earlier `wmma.mma`s (see FRAG_GLOBAL); and fences that nothing crosses (barriers, memory fences,
     calls, exits, traps, cp.async/wgmma group operations, clock reads);
   * priority: the longest latency-weighted path to the end of the block (latencies by instruction
     class), then the original order; the block's terminating branch stays last.
@@ -40,6 +43,7 @@ SP = E.space
 PRED_KIND = E.ok["pred"]
 VEC_KIND = E.ok["vec"]
 SREG_KIND = E.ok["sreg"]
+NC_FLAG = E.flag["nc"]
 
 FENCES = {OP[n] for n in ("bar", "bar_warp", "membar", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
                           "cp_async_commit", "cp_async_wait", "wgmma_fence", "wgmma_commit", "wgmma_wait",
@@ -50,8 +54,18 @@ RMW = {OP[n] for n in ("atom", "red", "cp_async")}
 SFU = {OP[n] for n in ("rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "div", "rem")}
 TENSOR = {OP[n] for n in ("wmma_mma", "mma", "wgmma_mma")}
 WARP = {OP[n] for n in ("shfl", "vote", "match", "redux")}
+# wmma fragment loads that may read global memory. The JIT keeps them behind the mma before them: in
+# hgemm_wmma_simple's 4x-unrolled K loop each step's 8 LDG.E load the registers the previous step's HMMAs
+# read (validation/sass/hgemm_wmma.sm90.jit.sass), and the H200 takes a full DRAM round trip per k step
+# (benchmarks/hw/wmmaload.cu: 1,048 cycles cold at one CTA, calibration.md 5m) where hoisting the four
+# steps' loads gave the model 286. Fragments from shared memory are hoisted (hgemm_wmma_tiled's SASS issues
+# both k steps' LDSMs before the HMMAs) and keep the general rules.
+FRAG_GLOBAL = ("global", "generic")
 CLOCK_SREGS = {E.sreg[n] for n in ("clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo",
                                    "globaltimer_hi")}
+
+
+_FRAG_GLOBAL_SP = {SP[n] for n in FRAG_GLOBAL} | {0}
 
 
 def _latency(op: int, space: int) -> int:
@@ -115,6 +129,7 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
     mem_reads: list[tuple[int, int]] = []
     last_fence = -1
     since_fence: list[int] = []
+    last_mma = -1
 
     def edge(a: int, b: int):
         if a != b and b not in succ[a]:
@@ -122,7 +137,7 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
             npred[b] += 1
 
     for i, pc in enumerate(body):
-        uses, defs, puses, pdefs, op, space, clock = info[pc]
+        uses, defs, puses, pdefs, op, space, clock, nc = info[pc]
         if op in FENCES or clock:
             for k in since_fence:
                 edge(k, i)
@@ -159,7 +174,9 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
             plast_def[p] = i
             preaders[p] = []
         is_load, is_store = op in LOADS, op in STORES or op in RMW
-        if is_load or is_store:
+        if is_load and nc:
+            pass            # read-only for the kernel: no order with stores or atomics (loads pass loads)
+        elif is_load or is_store:
             for k, s in mem_writes:
                 if _may_alias(s, space):
                     edge(k, i)
@@ -172,6 +189,10 @@ def _dependencies(body: list[int], info: list) -> tuple[list[set[int]], list[int
                 mem_reads.append((i, space))
         if op not in FENCES and not clock:
             since_fence.append(i)
+        if op == OP["wmma_load"] and space in _FRAG_GLOBAL_SP and last_mma >= 0:
+            edge(last_mma, i)
+        if op in TENSOR:
+            last_mma = i
     return succ, npred
 
 
@@ -257,11 +278,13 @@ def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool
     regs = program.opnds["reg"].tolist()
     ns = program.opnds["n"].tolist()
     spaces = insts["space"].tolist()
+    flags = insts["flags"].tolist()
     info = []
     for pc in range(len(insts)):
         uses, defs = ir.uses_defs(pc)
         puses, pdefs = _pred_uses_defs(ir, pc, kinds, regs, ns)
-        info.append((uses, defs, puses, pdefs, ir.op[pc], spaces[pc], _reads_clock(ir, pc, kinds, ns)))
+        nc = ir.op[pc] == OP["ld"] and bool(flags[pc] & NC_FLAG)
+        info.append((uses, defs, puses, pdefs, ir.op[pc], spaces[pc], _reads_clock(ir, pc, kinds, ns), nc))
     lines = insts["line"].tolist() if keys is not None else None
     perm = list(range(len(insts)))
     for f in program.functions:
