@@ -15,7 +15,8 @@ int gs_rec_init(gs_rec *r, uint32_t nsm) {
     r->nsm = nsm;
     r->stage = calloc((size_t)nsm * GS_STAGE__COUNT, sizeof *r->stage);
     r->staged = calloc(nsm ? nsm : 1, 1);
-    if (!r->stage || !r->staged) return -1;
+    r->direct = calloc(nsm ? nsm : 1, 1);
+    if (!r->stage || !r->staged || !r->direct) return -1;
     for (uint32_t s = 0; s < nsm; s++)
         for (int k = 0; k < GS_STAGE__COUNT; k++) r->stage[s * GS_STAGE__COUNT + k].row_size = ROW_SIZE[STAGE_TABLE[k]];
     return 0;
@@ -28,8 +29,9 @@ void gs_rec_free(gs_rec *r) {
     for (uint32_t i = 0; r->stage && i < r->nsm * GS_STAGE__COUNT; i++) buf_free(&r->stage[i]);
     free(r->stage);
     free(r->staged);
+    free(r->direct);
     r->stage = NULL;
-    r->staged = NULL;
+    r->staged = r->direct = NULL;
 }
 
 void gs_rec_begin(gs_rec *r, const gs_record_opts *opts) {
@@ -55,7 +57,7 @@ static void push(gs_recbuf *b, const void *row) {
 
 /* the buffer a row of SM `sm` for table `stage` goes to now */
 static inline gs_recbuf *target(gs_rec *r, int stage, uint32_t sm) {
-    if (!(r->staging && sm < r->nsm)) return &r->bufs[STAGE_TABLE[stage]];
+    if (!(r->staging && sm < r->nsm) || r->direct[sm]) return &r->bufs[STAGE_TABLE[stage]];
     r->staged[sm] = 1;
     return &r->stage[sm * GS_STAGE__COUNT + stage];
 }

@@ -33,11 +33,14 @@ enum { GS_STAGE_STATES, GS_STAGE_EVENTS, GS_STAGE_SAMPLES, GS_STAGE__COUNT };
 
 typedef struct gs_rec {
     gs_record_opts opts;
-    gs_recbuf bufs[GS_REC__COUNT];
     gs_recbuf *stage;                  /* nsm * GS_STAGE__COUNT */
     uint8_t *staged;                   /* per SM: some row is staged (the flush looks at nothing else) */
+    uint8_t *direct;                   /* per SM: its memory phase runs, its rows go to the tables even while
+                                        * other SMs stage theirs (tsim.c pipelines the two phases) */
     uint32_t nsm;
     int staging;
+    /* the tables, written by the memory phase while SM threads read the fields above: own cache lines */
+    _Alignas(64) gs_recbuf bufs[GS_REC__COUNT];
 } gs_rec;
 
 int gs_rec_init(gs_rec *r, uint32_t nsm);
@@ -53,6 +56,7 @@ void gs_rec_on_pc_stat(gs_rec *r, const gs_rec_pcstat *row);
 void gs_rec_stage_on(gs_rec *r);
 void gs_rec_stage_flush(gs_rec *r, uint32_t sm);   /* appends SM sm's staged rows to the tables */
 void gs_rec_stage_off(gs_rec *r);
+static inline void gs_rec_direct(gs_rec *r, uint32_t sm, int on) { if (sm < r->nsm) r->direct[sm] = (uint8_t)on; }
 
 uint32_t gs_rec_pending(const gs_rec *r, int table);
 /* Moves up to max_rows final rows of `table` to out. `now`: every SM has passed this cycle; `mark`:

@@ -7,6 +7,7 @@
  */
 #ifndef GS_TIMING_H
 #define GS_TIMING_H
+#include <stdatomic.h>
 #include "internal.h"
 #include "cache.h"
 #include "calendar.h"
@@ -122,6 +123,7 @@ typedef struct gs_tsm {
     uint64_t last_issue;               /* the cycle of its last issue; issued_q: in this quantum */
     int issued_q;
     int id;
+    _Atomic uint32_t phase_done;       /* the quantum (gs_tsim.quantum) whose SM phase it has finished */
     /* the quantum's deferred memory work (pending.h) and global atomics */
     gs_pend pend;
     gs_atomq atomq;
@@ -172,12 +174,13 @@ typedef struct gs_worker {
 struct gs_tsim {
     gs_tconfig cfg;
     gs_tsm *sms;
-    /* the shared memory system */
-    gs_icnt icnt;
+    /* the shared memory system: written by the memory phase while SM threads read the rest of this
+     * struct, so it has cache lines of its own */
+    _Alignas(64) gs_icnt icnt;
     gs_l2 l2;
     gs_dram dram;
     /* derived config */
-    uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
+    _Alignas(64) uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
     /* the launch */
     int launched, finished, status, launched_once;
     int sass;                          /* this launch is timed with the program's SASS costs (prog->sass) */
@@ -203,8 +206,15 @@ struct gs_tsim {
     uint32_t ctas_per_sm, warps_per_cta, threads_per_cta, regs_per_warp, shared_per_cta;
     uint32_t nslots, npreds;           /* per warp */
     uint64_t age;
-    uint64_t last_issue_cycle;
     uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed or its stores accepted (kernel end) */
+    /* the memory phase, pipelined with the SM phase (tsim.c mem_advance): SM `mem_cursor`'s is next, run by
+     * whichever thread holds `mem_busy`; it also collects the quantum's last issue and next event */
+    _Alignas(64) _Atomic uint32_t mem_cursor;
+    atomic_int mem_busy;
+    uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
+    int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
+    uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
+    uint64_t last_issue_cycle;
     gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */
     gs_rec rec;

@@ -60,8 +60,9 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
 
 gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (check_config(cfg, err, errlen)) return NULL;
-    gs_tsim *ts = calloc(1, sizeof *ts);
+    gs_tsim *ts = aligned_alloc(64, (sizeof *ts + 63) / 64 * 64);   /* its cache-line-aligned parts */
     if (!ts) { snprintf(err, errlen, "out of memory"); return NULL; }
+    memset(ts, 0, sizeof *ts);
     ts->cfg = *cfg;
     const gs_tconfig *c = &ts->cfg;
     ts->sms = aligned_alloc(64, c->gpu_num_sms * sizeof *ts->sms);   /* sizeof is a multiple of 64 */
@@ -535,15 +536,64 @@ static int fail(gs_tsim *ts, gs_fault *out) {
     return GS_FAULTED;
 }
 
-/* One thread's share of a quantum [now, q_end): its SMs (every nthreads-th), each through its cycles. */
+/* The memory phase of SM s (its SM phase of this quantum is over; every lower SM's memory phase has run):
+ * its logged requests through the interconnect, L2 and DRAM in issue order, their times settled back
+ * into its scoreboards, its staged recorder rows appended to the tables. Its global atomics wait for the
+ * end of the quantum (a plain load of an SM still running must not see them). Returns -1 (nothing done)
+ * if its log ran out of host memory. */
+static int mem_sm(gs_tsim *ts, uint32_t s) {
+    gs_tsm *sm = &ts->sms[s];
+    if (sm->atomq.used) ts->mem_atomics = 1;
+    if (sm->pend.count || sm->pend.nfix) {
+        if (sm->pend.oom || sm->atomq.oom) { ts->mem_oom = 1; return -1; }
+        gs_rec_direct(&ts->rec, s, 1);                /* its memory samples: after the rows it staged before */
+        gs_tmem_resolve(ts, sm);
+        gs_tsm_settle(ts, sm);
+        gs_rec_direct(&ts->rec, s, 0);
+    }
+    gs_rec_stage_flush(&ts->rec, s);
+    if (sm->issued_q) ts->last_issue_cycle = sm->last_issue;
+    if (sm->next_event < ts->mem_next) ts->mem_next = sm->next_event;
+    return 0;
+}
+
+/* Runs the memory phases that can run now: SM by SM in index order from the cursor, while their SM
+ * phase is over, by whichever thread gets there first (one at a time), so that the serial part of a
+ * quantum overlaps the other SMs' simulation. The order of the calls is the serial engine's whatever
+ * the threads; the end of the quantum runs what is left (tsim_run). */
+static void mem_advance(gs_tsim *ts) {
+    uint32_t n = ts->cfg.gpu_num_sms, q = ts->quantum;
+    for (;;) {
+        uint32_t m = atomic_load(&ts->mem_cursor);
+        if (m >= n || atomic_load(&ts->sms[m].phase_done) != q) return;
+        if (atomic_exchange(&ts->mem_busy, 1)) return;    /* another thread is at it; it looks again after */
+        if (ts->mem_oom) { atomic_store(&ts->mem_busy, 0); return; }   /* the cursor stays: the end reports it */
+        m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
+        while (m < n && atomic_load_explicit(&ts->sms[m].phase_done, memory_order_acquire) == q) {
+            if (mem_sm(ts, m)) break;                  /* out of memory (mem_oom) */
+            m++;
+        }
+        atomic_store(&ts->mem_cursor, m);
+        atomic_store(&ts->mem_busy, 0);
+        /* an SM that finished while this thread held the lock found it busy: look again */
+    }
+}
+
+/* One thread's share of a quantum [now, q_end): its SMs (every nthreads-th), each through its cycles,
+ * each followed by whatever memory phases can run (mem_advance). */
 static void run_sms(void *arg, uint32_t k) {
     gs_tsim *ts = arg;
     gs_worker *wk = &ts->wk[k];
     uint64_t T = ts->now, E = ts->q_end;
+    uint32_t q = ts->quantum;
     for (uint32_t s = k; s < ts->cfg.gpu_num_sms && wk->status != GS_FAULTED; s += ts->nthreads) {
         gs_tsm *sm = &ts->sms[s];
         sm->issued_q = 0;
-        if (sm->next_event >= E) continue;            /* nothing to do in this quantum */
+        if (sm->next_event >= E) {                    /* nothing to do in this quantum */
+            atomic_store_explicit(&sm->phase_done, q, memory_order_release);
+            if (atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
+            continue;
+        }
         /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
          * reading their array pointers stalls on host cache misses) */
         if (s + ts->nthreads < ts->cfg.gpu_num_sms && sm[ts->nthreads].next_event < E) {
@@ -559,9 +609,11 @@ static void run_sms(void *arg, uint32_t k) {
         while (sm->next_event < E) {
             uint64_t now = sm->next_event < T ? T : sm->next_event;
             gs_tsm_cycle(ts, sm, now);
-            if (wk->status == GS_FAULTED) return;
+            if (wk->status == GS_FAULTED) return;     /* its memory phase never runs: the cursor stops here */
             if (sm->next_event <= now) sm->next_event = now + 1;
         }
+        atomic_store_explicit(&sm->phase_done, q, memory_order_release);
+        mem_advance(ts);
     }
 }
 
@@ -583,9 +635,12 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         uint64_t next = dispatch(ts, T, E);
         if (ts->status == GS_FAULTED) { *out = ts->fault; return GS_FAULTED; }
         ts->q_end = E;
+        ts->quantum++;
+        atomic_store(&ts->mem_cursor, 0);
+        ts->mem_next = next;
+        ts->mem_atomics = 0;
         gs_rec_stage_on(&ts->rec);
         gs_pool_run(ts->pool, run_sms, ts);
-        gs_rec_stage_off(&ts->rec);
         int faulted = -1;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
             gs_worker *wk = &ts->wk[k];
@@ -593,25 +648,24 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             if (wk->room) { ts->room = 1; wk->room = 0; }
             if (wk->last_free_cycle > ts->last_free_cycle) ts->last_free_cycle = wk->last_free_cycle;
         }
+        /* the memory phases the threads left (all of them if an SM faulted: the cursor stopped before it,
+         * every lower SM has finished, so what ran is the same for any thread count) */
+        uint32_t m = atomic_load(&ts->mem_cursor);
+        uint32_t upto = faulted >= 0 ? (uint32_t)ts->wk[faulted].fault_sm : c->gpu_num_sms;
+        while (m < upto && !ts->mem_oom && !mem_sm(ts, m)) m++;
+        gs_rec_stage_off(&ts->rec);
         if (faulted >= 0) {                             /* the lowest SM's fault, whatever the threads */
             ts->fault = ts->wk[faulted].fault;
             return fail(ts, out);
         }
-        for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
-            gs_tsm *sm = &ts->sms[s];
-            if (sm->atomq.used) gs_atomq_apply(&sm->atomq);
-            if (sm->pend.count || sm->pend.nfix) {
-                if (sm->pend.oom || sm->atomq.oom) {
-                    gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_INVALID, -1, 0, 0, "out of host memory for the memory phase");
-                    return fail(ts, out);
-                }
-                gs_tmem_resolve(ts, sm);
-                gs_tsm_settle(ts, sm);
-            }
-            gs_rec_stage_flush(&ts->rec, s);
-            if (sm->issued_q) ts->last_issue_cycle = sm->last_issue;
-            if (sm->next_event < next) next = sm->next_event;
+        if (ts->mem_atomics || ts->mem_oom)             /* global atomics, SM by SM (up to one out of memory) */
+            for (uint32_t s = 0; s <= (ts->mem_oom ? m : c->gpu_num_sms - 1); s++)
+                if (ts->sms[s].atomq.used) gs_atomq_apply(&ts->sms[s].atomq);
+        if (ts->mem_oom) {
+            gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_INVALID, -1, 0, 0, "out of host memory for the memory phase");
+            return fail(ts, out);
         }
+        next = ts->mem_next;
         if (ts->desc.max_cycles && E - ts->start_cycle > ts->desc.max_cycles) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_LIMIT, -1, 0, 0, "cycle cap reached: %llu cycles (max_cycles)",
                          (unsigned long long)ts->desc.max_cycles);
