@@ -216,3 +216,65 @@ def test_dram_write_drains_identical_for_any_thread_count_and_delay_reads():
     assert on["gpu_sim_cycle"] > off["gpu_sim_cycle"]          # reads wait behind the drains
     for threads in (2, 3):
         assert run_copy(threads, ["dram.write_drain_ns=545"]) == on
+
+
+# 264 CTAs of 32 threads sum 20 loads each; then CTA 37 alone reads 1 GiB past its buffer (a fault on SM 37
+# while the other SMs, on every thread, are still running and their memory phases are in flight)
+LATE_FAULT = HEAD + """
+.visible .entry late_fault(.param .u64 p_in, .param .u64 p_out)
+{
+  .reg .pred %p;
+  .reg .b32 %tid, %ctaid, %i, %j, %o;
+  .reg .f32 %a, %s;
+  .reg .b64 %in, %out, %off, %addr;
+  ld.param.u64 %in, [p_in];
+  ld.param.u64 %out, [p_out];
+  mov.u32 %tid, %tid.x;
+  mov.u32 %ctaid, %ctaid.x;
+  mov.f32 %s, 0f00000000;
+  mov.u32 %j, 0;
+LOOP:
+  mad.lo.u32 %i, %j, 32, %tid;
+  and.b32 %i, %i, 4095;
+  mul.wide.u32 %off, %i, 4;
+  add.u64 %addr, %in, %off;
+  ld.global.f32 %a, [%addr];
+  add.f32 %s, %s, %a;
+  add.u32 %j, %j, 1;
+  setp.lt.u32 %p, %j, 20;
+  @%p bra LOOP;
+  setp.eq.u32 %p, %ctaid, 37;
+  @%p ld.global.f32 %a, [%in+1073741824];
+  add.f32 %s, %s, %a;
+  mad.lo.u32 %o, %ctaid, 32, %tid;
+  mul.wide.u32 %off, %o, 4;
+  add.u64 %addr, %out, %off;
+  st.global.f32 [%addr], %s;
+  ret;
+}
+"""
+
+
+def test_a_fault_on_one_sm_is_the_same_for_any_thread_count():
+    seen = []
+    for threads in (1, 2, 3):
+        sim = TimingSim("h200", threads=threads)
+        dev = sim.device
+        k = dev.load_ptx(LATE_FAULT).kernel("late_fault")
+        bin_, bout = dev.to_device(np.ones(4096, np.float32)), dev.to_device(np.zeros(264 * 32, np.float32))
+        sim.flush()
+        with pytest.raises(errors.MemoryFault) as ei:
+            sim.launch(k, 264, 32, [bin_, bout])
+        e = ei.value
+        assert (e.kernel, e.cta, e.warp, e.lane) == ("late_fault", (37, 0, 0), 0, 0)
+        assert "out-of-bounds global" in str(e)
+        seen.append(str(e))
+        # the simulator is usable afterwards, and gives the same answer on every thread count
+        ok = dev.load_ptx(STRESS).kernel("stress")
+        n = 64 * 128
+        x = np.arange(2 * n, dtype=np.float32)
+        bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
+        sim.flush()
+        seen.append(_stats(sim.launch(ok, 64, 128, bufs)))
+    assert seen[0] == seen[2] == seen[4]
+    assert seen[1] == seen[3] == seen[5]

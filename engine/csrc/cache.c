@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cache.h"
+#include "hostmem.h"
 
 int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
     memset(c, 0, sizeof *c);
@@ -12,13 +13,13 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     if (c->sets == 0) c->sets = 1;
     c->nsect = line_bytes / sector_bytes;
     size_t n = (size_t)c->sets * assoc;
-    c->tag = calloc(n, sizeof *c->tag);
-    c->lru = calloc(n, sizeof *c->lru);
-    c->valid = calloc(n, 1);
-    c->dirty = calloc(n, 1);
-    c->part = calloc(n, 1);
-    c->ready = calloc(n * c->nsect, sizeof *c->ready);
-    c->wmask = calloc(n * c->nsect, sizeof *c->wmask);
+    c->tag = gs_line_calloc(n, sizeof *c->tag);
+    c->lru = gs_line_calloc(n, sizeof *c->lru);
+    c->valid = gs_line_calloc(n, 1);
+    c->dirty = gs_line_calloc(n, 1);
+    c->part = gs_line_calloc(n, 1);
+    c->ready = gs_line_calloc(n * c->nsect, sizeof *c->ready);
+    c->wmask = gs_line_calloc(n * c->nsect, sizeof *c->wmask);
     if (!c->tag || !c->lru || !c->valid || !c->dirty || !c->part || !c->ready || !c->wmask) {
         gs_cache_free(c);
         return -1;

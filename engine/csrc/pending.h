@@ -2,7 +2,8 @@
  *
  * The SMs of one quantum [T, E) are simulated independently (on several threads); everything they
  * share — the interconnect beyond their own ports, the L2 slices, DRAM, global atomics — is touched
- * only afterwards, in the memory phase, SM by SM in index order and per SM in issue order: the order
+ * only afterwards, in the memory phase, SM by SM in index order and per SM in issue order (SM s's as soon
+ * as it has finished the quantum and SM s - 1's memory phase has run: tsim.c mem_advance): the order
  * in which the serial engine made those calls. That is exact because nothing the SM does before E can
  * depend on the answer: an L1 miss takes at least the lookahead (half the L1 latency, the
  * interconnect, the L2 slice latency) > the quantum to come back (tsim.c checks the config).

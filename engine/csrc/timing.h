@@ -121,7 +121,7 @@ typedef struct gs_tsm {
      * kept together in the first cache lines so that an idle SM costs one or two host cache misses */
     uint64_t next_event;
     uint64_t last_issue;               /* the cycle of its last issue; issued_q: in this quantum */
-    int issued_q;
+    uint32_t issued_q;                 /* warp instructions issued in this quantum */
     int id;
     _Atomic uint32_t phase_done;       /* the quantum (gs_tsim.quantum) whose SM phase it has finished */
     /* the quantum's deferred memory work (pending.h) and global atomics */
@@ -169,7 +169,7 @@ typedef struct gs_worker {
     uint64_t *pc_stalls;               /* per pc * GS_WS__COUNT */
     uint64_t last_free_cycle, ctas_done;
     int status, room, fault_sm;        /* fault_sm: the SM that faulted (the lowest one wins) */
-} gs_worker;
+} __attribute__((aligned(64))) gs_worker;   /* each thread's on host cache lines of its own (hostmem.h) */
 
 struct gs_tsim {
     gs_tconfig cfg;
@@ -214,6 +214,7 @@ struct gs_tsim {
     uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
     int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
     uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
+    uint64_t mem_issued;               /* warp instructions they issued in the quantum */
     uint64_t last_issue_cycle;
     gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */

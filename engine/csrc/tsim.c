@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include "timing.h"
 #include "pool.h"
+#include "hostmem.h"
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -75,7 +76,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (nt > c->gpu_num_sms) nt = c->gpu_num_sms;
     if (nt < 1) nt = 1;
     ts->nthreads = nt;
-    ts->wk = calloc(nt, sizeof *ts->wk);
+    ts->wk = gs_line_calloc(nt, sizeof *ts->wk);
     int bad = !ts->sms || !ts->wk || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
               gs_rec_init(&ts->rec, c->gpu_num_sms) || !(ts->pool = gs_pool_create(nt));
     gs_icnt_init(&ts->icnt, c);
@@ -83,20 +84,20 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         gs_tsm *sm = &ts->sms[s];
         sm->id = (int)s;
         sm->wk = ts->wk ? &ts->wk[s % nt] : NULL;
-        sm->tw = calloc(c->sm_max_warps, sizeof *sm->tw);
-        sm->ctas = calloc(c->sm_max_ctas, sizeof *sm->ctas);
-        sm->sc = calloc(c->sm_subcores, sizeof *sm->sc);
-        sm->mshr = calloc(c->l1_mshrs, sizeof *sm->mshr);
-        sm->qring = calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
-        sm->done_mask = calloc((c->sm_max_warps + 63) / 64, sizeof *sm->done_mask);
+        sm->tw = gs_line_calloc(c->sm_max_warps, sizeof *sm->tw);
+        sm->ctas = gs_line_calloc(c->sm_max_ctas, sizeof *sm->ctas);
+        sm->sc = gs_line_calloc(c->sm_subcores, sizeof *sm->sc);
+        sm->mshr = gs_line_calloc(c->l1_mshrs, sizeof *sm->mshr);
+        sm->qring = gs_line_calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
+        sm->done_mask = gs_line_calloc((c->sm_max_warps + 63) / 64, sizeof *sm->done_mask);
         bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || !sm->done_mask || gs_icnt_port_init(&sm->icnt);
         uint32_t per = c->sm_max_warps / c->sm_subcores;      /* each sub-core's warp capacity */
         for (uint32_t k = 0; k < c->sm_subcores && !bad; k++) {
             gs_subcore *sc = &sm->sc[k];
-            sc->rdy = calloc(per, sizeof *sc->rdy);
-            sc->unit = calloc(per, sizeof *sc->unit);
-            sc->q = calloc(per, sizeof *sc->q);
-            sc->warps = calloc(per, sizeof *sc->warps);
+            sc->rdy = gs_line_calloc(per, sizeof *sc->rdy);
+            sc->unit = gs_line_calloc(per, sizeof *sc->unit);
+            sc->q = gs_line_calloc(per, sizeof *sc->q);
+            sc->warps = gs_line_calloc(per, sizeof *sc->warps);
             bad = !sc->rdy || !sc->unit || !sc->q || !sc->warps;
         }
         if (!bad && c->sm_icache == GS_ICACHE_MODEL)
@@ -262,10 +263,10 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         gs_tsm *sm = &ts->sms[s];
         for (uint32_t w = 0; w < c->sm_max_warps; w++) {
             gs_tw *tw = &sm->tw[w];
-            tw->reg_ready = calloc(ts->nslots ? ts->nslots : 1, sizeof *tw->reg_ready);
-            tw->reg_kind = calloc(ts->nslots ? ts->nslots : 1, 1);
-            tw->pred_ready = calloc(ts->npreds + 1, sizeof *tw->pred_ready);
-            tw->pred_use = calloc(ts->npreds + 1, sizeof *tw->pred_use);
+            tw->reg_ready = gs_line_calloc(ts->nslots ? ts->nslots : 1, sizeof *tw->reg_ready);
+            tw->reg_kind = gs_line_calloc(ts->nslots ? ts->nslots : 1, 1);
+            tw->pred_ready = gs_line_calloc(ts->npreds + 1, sizeof *tw->pred_ready);
+            tw->pred_use = gs_line_calloc(ts->npreds + 1, sizeof *tw->pred_use);
             if (!tw->reg_ready || !tw->reg_kind || !tw->pred_ready || !tw->pred_use)
                 return launch_fault(fault, "out of memory", 0);
             tw->w = NULL;
@@ -310,8 +311,8 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     gs_dram_reset(&ts->dram);
     for (uint32_t k = 0; k < ts->nthreads; k++) {
         gs_worker *wk = &ts->wk[k];
-        wk->pc_issued = calloc(prog->ninsts ? prog->ninsts : 1, sizeof *wk->pc_issued);
-        wk->pc_stalls = calloc((size_t)(prog->ninsts ? prog->ninsts : 1) * GS_WS__COUNT, sizeof *wk->pc_stalls);
+        wk->pc_issued = gs_line_calloc(prog->ninsts ? prog->ninsts : 1, sizeof *wk->pc_issued);
+        wk->pc_stalls = gs_line_calloc((size_t)(prog->ninsts ? prog->ninsts : 1) * GS_WS__COUNT, sizeof *wk->pc_stalls);
         if (!wk->pc_issued || !wk->pc_stalls) return launch_fault(fault, "out of memory", 0);
         memset(&wk->st, 0, sizeof wk->st);
         memset(&wk->fstats, 0, sizeof wk->fstats);
@@ -553,6 +554,7 @@ static int mem_sm(gs_tsim *ts, uint32_t s) {
     }
     gs_rec_stage_flush(&ts->rec, s);
     if (sm->issued_q) ts->last_issue_cycle = sm->last_issue;
+    ts->mem_issued += sm->issued_q;
     if (sm->next_event < ts->mem_next) ts->mem_next = sm->next_event;
     return 0;
 }
@@ -579,15 +581,19 @@ static void mem_advance(gs_tsim *ts) {
     }
 }
 
-/* One thread's share of a quantum [now, q_end): its SMs (every nthreads-th), each through its cycles,
- * each followed by whatever memory phases can run (mem_advance). */
-static void run_sms(void *arg, uint32_t k) {
-    gs_tsim *ts = arg;
-    gs_worker *wk = &ts->wk[k];
+/* One thread's share of a quantum [now, q_end): its SMs (every step-th from the k-th), each through its
+ * cycles, each followed by whatever memory phases can run (mem_advance). An SM always uses the state of
+ * thread s mod nthreads (sm->wk), whichever thread runs it; a faulted thread's SMs stop there. */
+static void run_range(gs_tsim *ts, uint32_t k, uint32_t step) {
     uint64_t T = ts->now, E = ts->q_end;
     uint32_t q = ts->quantum;
-    for (uint32_t s = k; s < ts->cfg.gpu_num_sms && wk->status != GS_FAULTED; s += ts->nthreads) {
+    for (uint32_t s = k; s < ts->cfg.gpu_num_sms; s += step) {
         gs_tsm *sm = &ts->sms[s];
+        gs_worker *wk = sm->wk;
+        if (wk->status == GS_FAULTED) {
+            if (step == ts->nthreads) return;
+            continue;
+        }
         sm->issued_q = 0;
         if (sm->next_event >= E) {                    /* nothing to do in this quantum */
             atomic_store_explicit(&sm->phase_done, q, memory_order_release);
@@ -596,8 +602,8 @@ static void run_sms(void *arg, uint32_t k) {
         }
         /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
          * reading their array pointers stalls on host cache misses) */
-        if (s + ts->nthreads < ts->cfg.gpu_num_sms && sm[ts->nthreads].next_event < E) {
-            const gs_tsm *nx = sm + ts->nthreads;
+        if (s + step < ts->cfg.gpu_num_sms && sm[step].next_event < E) {
+            const gs_tsm *nx = sm + step;
             for (uint32_t j = 0; j < ts->cfg.sm_subcores; j++) {
                 __builtin_prefetch(&nx->sc[j], 0, 2);
                 __builtin_prefetch((const char *)&nx->sc[j] + 64, 0, 2);
@@ -609,13 +615,27 @@ static void run_sms(void *arg, uint32_t k) {
         while (sm->next_event < E) {
             uint64_t now = sm->next_event < T ? T : sm->next_event;
             gs_tsm_cycle(ts, sm, now);
-            if (wk->status == GS_FAULTED) return;     /* its memory phase never runs: the cursor stops here */
+            if (wk->status == GS_FAULTED) break;      /* its memory phase never runs: the cursor stops here */
             if (sm->next_event <= now) sm->next_event = now + 1;
+        }
+        if (wk->status == GS_FAULTED) {
+            if (step == ts->nthreads) return;
+            continue;
         }
         atomic_store_explicit(&sm->phase_done, q, memory_order_release);
         mem_advance(ts);
     }
 }
+
+static void run_sms(void *arg, uint32_t k) {
+    gs_tsim *ts = arg;
+    run_range(ts, k, ts->nthreads);
+}
+
+/* Below this many warp instructions in the last quantum, the next one runs on the calling thread alone:
+ * waking the team and moving the SMs' state between host cores would cost more than its work (sparse
+ * phases: global-atomic histograms, kernel tails). Only speed depends on it. */
+#define GS_PAR_MIN_ISSUED 128
 
 int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     if (!ts->launched) return launch_fault(out, "no kernel launched", 0);
@@ -639,8 +659,11 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         atomic_store(&ts->mem_cursor, 0);
         ts->mem_next = next;
         ts->mem_atomics = 0;
+        int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED;
+        ts->mem_issued = 0;
         gs_rec_stage_on(&ts->rec);
-        gs_pool_run(ts->pool, run_sms, ts);
+        if (light) run_range(ts, 0, 1);
+        else gs_pool_run(ts->pool, run_sms, ts);
         int faulted = -1;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
             gs_worker *wk = &ts->wk[k];

@@ -356,7 +356,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     sm->iv_issued++;
     sm->iv_thread_insts += active;
     sm->last_issue = now;
-    sm->issued_q = 1;
+    sm->issued_q++;
     int unit = gs_unit_of(ts, pc, x);
     /* SASS timing (docs/sass.md): the SASS instructions take issue16/16 slots, the pipe is busy for those
      * of its class, the result comes after the last of them; a folded instruction (no SASS of its own:
