@@ -218,7 +218,7 @@ struct gs_tsim {
     uint64_t last_issue_cycle;
     gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */
-    gs_rec rec;
+    _Alignas(64) gs_rec rec;           /* its options are read by SM threads while the memory phase counts in st */
     uint64_t next_interval;
 };
 
