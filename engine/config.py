@@ -98,6 +98,9 @@ SCHEMA: list[P] = [
       doc="1: cp.async.wait_group N (wait_all) waits until the data of all but the newest N committed cp.async "
           "groups (all of them) has arrived in the SM, as the PTX ISA says; 0: it waits for nothing (the copies "
           "cost only their issue)"),
+    P("sm.cp_async_latency_cycles", int, 0, "cycles", 0, 10000,
+      doc="with sm.cp_async_wait: a cp.async's data counts for its group this many cycles after a load of the same "
+          "bytes would be back (the copy's write into shared memory and its group bookkeeping)"),
     P("sm.wgmma_chain_in_pipe", int, 0, "", 0, 1,
       doc="1: a wgmma accumulating into registers an earlier wgmma writes issues when the tensor pipe is free "
           "(the SASS issues such HGMMAs back to back); 0: it waits for the earlier result"),
@@ -178,6 +181,10 @@ SCHEMA += [
       doc="1: a write to a sector the L2 does not hold goes on to DRAM (accepted when DRAM took it) and "
           "fetches the l2.dram_fetch_bytes block around it (GPGPU-Sim's write-allocate L2 without byte masks); "
           "0: it is written into the L2 (byte masks)"),
+    P("l2.coalesce_reads", int, 0, "bool", 0, 1,
+      doc="1: a read of a sector that an earlier read is still waiting for at the same slice (arrived, answer not "
+          "yet out) merges with it: no slice port time, same answer (request coalescing in front of the L2); 0: "
+          "every read takes the slice's port"),
     P("l2.store_ack", int, 0, "bool", 0, 1,
       doc="1: a store is complete (its warp may end) when the L2's acknowledgement is back in the SM "
           "(GPGPU-Sim); 0: when the L2 accepted it"),

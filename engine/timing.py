@@ -84,6 +84,7 @@ def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
         "dram_row_misses": int(st.dram_row_misses),
         "dram_refresh_waits": int(st.dram_refresh_waits),
         "dram_write_drains": int(st.dram_write_drains),
+        "L2_coalesced_reads": int(st.l2_coalesced),
         "icache_misses": int(st.icache_misses),
     }
     d["L1D_miss_rate"] = d["L1D_total_misses"] / max(1, d["L1D_total_hits"] + d["L1D_total_misses"])

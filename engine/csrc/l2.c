@@ -45,6 +45,10 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     if (!l2->part_of || !l2->in_part) return -1;
     uint32_t sps = l2->nslices / l2->partitions;
     for (uint32_t i = 0; i < l2->nslices; i++) { l2->part_of[i] = i / sps; l2->in_part[i] = i % sps; }
+    if (c->l2_coalesce_reads) {
+        l2->rc = calloc((size_t)l2->nslices * GS_L2_RC_ENTRIES, sizeof *l2->rc);
+        if (!l2->rc) return -1;
+    }
     return 0;
 }
 
@@ -53,6 +57,8 @@ void gs_l2_free(gs_l2 *l2) {
         gs_cache_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
     }
     free(l2->sl);
+    free(l2->rc);
+    l2->rc = NULL;
     free(l2->part_of);
     free(l2->in_part);
     l2->sl = NULL;
@@ -61,6 +67,7 @@ void gs_l2_free(gs_l2 *l2) {
 
 void gs_l2_reset(gs_l2 *l2) {
     for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
+    if (l2->rc) memset(l2->rc, 0, (size_t)l2->nslices * GS_L2_RC_ENTRIES * sizeof *l2->rc);
 }
 
 void gs_l2_flush(gs_l2 *l2) {
@@ -210,10 +217,8 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
     return ready;
 }
 
-uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
-    uint64_t line = addr >> l2->line_shift;
-    uint32_t home = gs_l2_slice_of(l2, line);
+static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                              uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req, uint64_t line, uint32_t home) {
     uint32_t sps = l2->nslices / l2->partitions;
     if (l2->partitions == 1 || l2->part_of[home] == part)
         return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
@@ -243,6 +248,39 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
     else tin = t;
     uint64_t r = slice_access(l2, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask, req);
     return kind == GS_L2_WRITE ? r : r + half;
+}
+
+/* l2.coalesce_reads: the entry of a sector in the table of the slice a request from partition `part`
+ * reaches first (its home slice, or the near copy's slice for a far-homed line) */
+static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t home, uint64_t key) {
+    uint32_t sps = l2->nslices / l2->partitions;
+    uint32_t s = l2->partitions == 1 || l2->part_of[home] == part ? home : part * sps + l2->in_part[home];
+    return &l2->rc[(size_t)s * GS_L2_RC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_ENTRIES)];
+}
+
+uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+    uint64_t line = addr >> l2->line_shift;
+    uint32_t home = gs_l2_slice_of(l2, line);
+    if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+    uint64_t key = (addr >> l2->sector_shift) + 1;
+    gs_l2rc *e = rc_entry(l2, part, home, key);
+    if (kind != GS_L2_READ) {
+        /* a write or atomic ends the merging of reads of its sector (from either partition) */
+        if (e->key == key) e->key = 0;
+        for (uint32_t p = 0; p < l2->partitions; p++) {
+            gs_l2rc *o = rc_entry(l2, p, home, key);
+            if (o->key == key) o->key = 0;
+        }
+        return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+    }
+    if (e->key == key && e->arr <= t && t < e->done) {
+        l2->st->l2_coalesced++;
+        return e->done;
+    }
+    uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+    e->key = key; e->arr = t; e->done = r;
+    return r;
 }
 
 void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {

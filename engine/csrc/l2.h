@@ -6,7 +6,9 @@
  * at most `same` on one address). req: the sectors of this line the same request asks for (a read miss
  * does not fill them ahead). Returns the cycle the slice has the answer (data for reads and atomics,
  * acceptance for writes); *t_dram (may be NULL) gets the DRAM return of a miss. With several partitions
- * an address owned by a far partition is looked up in a copy in the near one first.
+ * an address owned by a far partition is looked up in a copy in the near one first. With
+ * l2.coalesce_reads a read of a sector that an earlier read is still waiting for at the slice it
+ * reaches first (arrived no later, answer not yet out) gets that read's answer without taking a slice.
  */
 #ifndef GS_L2_H
 #define GS_L2_H
@@ -25,8 +27,18 @@ typedef struct gs_l2slice {
     uint32_t iv_acc, iv_hits, iv_miss; /* current recording interval */
 } gs_l2slice;
 
+/* l2.coalesce_reads: per slice, the latest read of each of a few sectors (direct-mapped by sector; a
+ * newer read of another sector in the same entry replaces it), for merging a read of a sector with
+ * one that is still waiting for its answer */
+enum { GS_L2_RC_ENTRIES = 1024 };
+typedef struct gs_l2rc {
+    uint64_t key;                      /* sector number + 1; 0: empty */
+    uint64_t arr, done;                /* the read's arrival at the L2 and its answer */
+} gs_l2rc;
+
 typedef struct gs_l2 {
     gs_l2slice *sl;
+    gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES, NULL without l2.coalesce_reads */
     uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
     uint32_t write_miss_dram;          /* l2.write_miss_dram */
     uint32_t line_shift, sector_shift;

@@ -398,7 +398,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         uint64_t leave;
         done = gs_tmem_issue(ts, sm, tw, x, now, &kind, &leave);
         if (cp_wait(ts) && is_cp_copy(x) && w->mmask) {      /* the group's data arrives with its last copy */
-            uint64_t a = gs_pend_max(pd, done, 0, tw->cp_open);
+            uint64_t a = gs_pend_max(pd, done, cf->sm_cp_async_latency_cycles, tw->cp_open);
             if (gs_is_pend(a) && a != tw->cp_open) gs_pend_fix(pd, tw->slot, GS_FIX_CPASYNC, 0);
             tw->cp_open = a;
         }

@@ -380,6 +380,7 @@ typedef struct gs_tconfig {
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
     uint32_t sm_pred_use_latency_cycles; /* a compare's predicate as a guard or select operand (0: its pipe's latency) */
     uint32_t sm_cp_async_wait;         /* 1: cp.async.wait_group/wait_all wait for the data of the groups they retire */
+    uint32_t sm_cp_async_latency_cycles; /* with sm_cp_async_wait: a copy's data reaches its group this much after a load's would */
     uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */
     uint32_t sm_wgmma_issue_cycles;    /* wgmma pipe (with chain_in_pipe, tsm.c wgmma_time): a warp's next issue */
     uint32_t sm_wgmma_latency_cycles;  /*   issue (pipe start) to completion, A in registers, + N x cycles_per_n */
@@ -403,6 +404,7 @@ typedef struct gs_tconfig {
     double l2_partial_write_cycles;
     uint32_t l2_dram_fetch_bytes;
     uint32_t l2_write_miss_dram, l2_store_ack;
+    uint32_t l2_coalesce_reads;          /* 1: a read of a sector another read is waiting for at the slice merges with it */
     uint32_t l2_memcpy_addr_bits;        /* read by engine/traces (host-to-device copies) */
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
@@ -436,6 +438,7 @@ typedef struct gs_tstats {
     uint64_t dram_read_bytes, dram_write_bytes, dram_row_hits, dram_row_misses;
     uint64_t dram_refresh_waits;         /* DRAM accesses that waited for their bank's refresh */
     uint64_t dram_write_drains;          /* blocks of queued writes put on a DRAM channel's bus (dram.write_drain_ns) */
+    uint64_t l2_coalesced;               /* reads merged with one waiting for the same sector (l2.coalesce_reads) */
     uint64_t icache_misses;
     uint64_t unit_insts[GS_U__COUNT];
     uint64_t op_counts[GS_OP__COUNT];
