@@ -1,5 +1,5 @@
 /* test_l2.c — L2 slices: hits and misses, write-allocate without fetch, dirty write-back, DRAM fetch
- * granularity, near-partition copies, the atomic unit. Built by tests/test_c_units.py with l2.c,
+ * granularity, near-partition copies, the atomic unit, read coalescing (l2.coalesce_reads). Built by tests/test_c_units.py with l2.c,
  * dram.c and cache.c. */
 #include <string.h>
 #include "check.h"
@@ -118,11 +118,40 @@ static void test_atomic_unit_serialises(void) {
     destroy(&m);
 }
 
+static void test_coalesced_reads(void) {
+    gs_tconfig c = cfg();                             /* 32 B/cycle: one sector per slice cycle */
+    for (int on = 0; on <= 1; on++) {
+        c.l2_coalesce_reads = (uint32_t)on;
+        mem m;
+        build(&m, &c);
+        CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2), 110);   /* resident from here */
+        uint64_t base = m.st.l2_sectors;
+        /* 8 SMs read the sector at once: without coalescing they queue at the slice's port (one per cycle);
+         * with it the first takes the port and the others get its answer */
+        for (uint64_t k = 0; k < 8; k++)
+            CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), on ? 1010 : 1010 + k);
+        CHECK_EQ(m.st.l2_sectors - base, on ? 1u : 8u);
+        CHECK_EQ(m.st.l2_coalesced, on ? 7u : 0u);
+        if (on) {
+            /* a read arriving while the first is still waiting for its answer merges; one at or after the answer does not */
+            CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1009, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);
+            CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1010, GS_L2_READ, 1, 1, NULL, 0, 2), 1020);
+            /* another sector of the same line takes the port (the next slot, 1011) and goes to DRAM */
+            CHECK_EQ(gs_l2_access(&m.l2, 0, 0x60, 1010, GS_L2_READ, 1, 1, NULL, 0, 8), 1011 + 10 + 100);
+            /* a write to the sector ends the merging: the next read takes the port again */
+            gs_l2_access(&m.l2, 0, 0x40, 1012, GS_L2_WRITE, 1, 1, NULL, 0xffffffffu, 2);
+            CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1013, GS_L2_READ, 1, 1, NULL, 0, 2), 1013 + 10);
+        }
+        destroy(&m);
+    }
+}
+
 int main(void) {
     test_read_miss_then_hit();
     test_write_allocate_and_writeback();
     test_fetch_granularity();
     test_near_partition_copy();
     test_atomic_unit_serialises();
+    test_coalesced_reads();
     return check_summary();
 }
