@@ -181,10 +181,10 @@ SCHEMA += [
       doc="1: a write to a sector the L2 does not hold goes on to DRAM (accepted when DRAM took it) and "
           "fetches the l2.dram_fetch_bytes block around it (GPGPU-Sim's write-allocate L2 without byte masks); "
           "0: it is written into the L2 (byte masks)"),
-    P("l2.coalesce_reads", int, 0, "bool", 0, 1,
-      doc="1: a read of a sector that an earlier read is still waiting for at the same slice (arrived, answer not "
-          "yet out) merges with it: no slice port time, same answer (request coalescing in front of the L2); 0: "
-          "every read takes the slice's port"),
+    P("l2.coalesce_reads", int, 0, "reads", 0, 1024,
+      doc="N >= 2: a read of a sector that an earlier read is still waiting for at the same slice (arrived, answer "
+          "not yet out) merges with it, up to N reads per slice lookup: no slice port time, the same answer "
+          "(request coalescing in front of the L2); 0 or 1: every read takes the slice's port"),
     P("l2.store_ack", int, 0, "bool", 0, 1,
       doc="1: a store is complete (its warp may end) when the L2's acknowledgement is back in the SM "
           "(GPGPU-Sim); 0: when the L2 accepted it"),

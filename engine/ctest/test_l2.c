@@ -121,7 +121,7 @@ static void test_atomic_unit_serialises(void) {
 static void test_coalesced_reads(void) {
     gs_tconfig c = cfg();                             /* 32 B/cycle: one sector per slice cycle */
     for (int on = 0; on <= 1; on++) {
-        c.l2_coalesce_reads = (uint32_t)on;
+        c.l2_coalesce_reads = on ? 16u : 0u;
         mem m;
         build(&m, &c);
         CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2), 110);   /* resident from here */
@@ -144,6 +144,24 @@ static void test_coalesced_reads(void) {
         }
         destroy(&m);
     }
+    /* at most l2.coalesce_reads reads per lookup: with 4, the 5th of 6 simultaneous reads looks the sector up
+     * again (the next port slot) and the 6th merges with it */
+    c.l2_coalesce_reads = 4;
+    mem m;
+    build(&m, &c);
+    gs_l2_access(&m.l2, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2);
+    for (uint64_t k = 0; k < 6; k++)
+        CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), k < 4 ? 1010u : 1011u);
+    CHECK_EQ(m.st.l2_coalesced, 4u);
+    destroy(&m);
+    /* 1 merges nothing */
+    c.l2_coalesce_reads = 1;
+    build(&m, &c);
+    gs_l2_access(&m.l2, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), 1011);
+    CHECK_EQ(m.st.l2_coalesced, 0u);
+    destroy(&m);
 }
 
 int main(void) {

@@ -404,7 +404,7 @@ typedef struct gs_tconfig {
     double l2_partial_write_cycles;
     uint32_t l2_dram_fetch_bytes;
     uint32_t l2_write_miss_dram, l2_store_ack;
-    uint32_t l2_coalesce_reads;          /* 1: a read of a sector another read is waiting for at the slice merges with it */
+    uint32_t l2_coalesce_reads;          /* N >= 2: up to N reads of a sector waiting at a slice share one lookup */
     uint32_t l2_memcpy_addr_bits;        /* read by engine/traces (host-to-device copies) */
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
