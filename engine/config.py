@@ -78,6 +78,9 @@ SCHEMA: list[P] = [
     P("sm.shared_cta_reserved_bytes", int, 1024, "bytes", 0, 65536, doc="shared memory the system reserves per CTA"),
     P("sm.scheduler", str, "gto", "", choices=tuple(SCHEDULERS)),
     P("sm.two_level_active", int, 4, "warps", 1, 64, doc="active-set size per scheduler (two_level)"),
+    P("sm.subcore_rotate", int, 0, "", 0, 1,
+      doc="1: the sub-cores' schedulers take turns at going first each cycle (round robin for what they share: "
+          "the SM's LSU and MIO queue slots); 0: sub-core 0 always first (its warps win every contested slot)"),
     P("sm.icache", str, "ideal", "", choices=tuple(ICACHE)),
     P("sm.icache_kib", int, 128, "KiB", 1, 4096),
     P("sm.icache_line_bytes", int, 128, "bytes", 16, 4096),
@@ -234,6 +237,11 @@ SCHEMA += [
       doc="with timing.sass = auto or regs and the SASS tools found: 1: loads from global memory stay where ptxas "
           "put them (where ptxas keeps a load late to save registers, the warp waits for it late too); 2: every "
           "instruction in ptxas's order; 0: the front end's latency-first list schedule (docs/sass.md, 'SASS order')"),
+    P("timing.sass_unroll", int, 0, "", 0, 2,
+      doc="with timing.sass = regs or auto and ptxas found: 1: a PTX loop whose loads ptxas copies F times into "
+          "one SASS loop body is run unrolled F times and issued in the SASS's order (engine/sass/unroll.py, "
+          "docs/sass.md); 2: also every other single-block loop with memory instructions is issued in the "
+          "SASS's order; values still from executing the PTX; 0: the PTX loops as written"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

@@ -172,6 +172,13 @@ class Module:
         self.sass = None            # engine.sass.SassCosts once a timing run attached them
         self.sass_state = None      # how timing runs time it (engine.timing.TimingSim.sass_mode)
 
+    def replace_program(self, program: Program) -> None:
+        """Run `program` instead: the same functions, globals and results, other instructions
+        (engine/sass/unroll.py's loops laid out as ptxas's). The SASS costs must be attached again."""
+        self._retired.append(self._ptr)
+        self._bind(program)
+        self.sass = None
+
     def reschedule(self, sass_keys: dict[int, int] | None, sass_all: bool = False) -> None:
         """Lower the module's PTX again with its global loads where ptxas put them (sass_keys: PTX line ->
         position of its last SASS instruction, engine.sass.line_order; timing.sass_order = 1), every

@@ -226,7 +226,7 @@ class TimingSim:
         max_cycles = check_int("max_cycles", max_cycles, 0, U64_MAX)
         chunk_cycles = check_int("chunk_cycles", chunk_cycles, 1, U64_MAX)
         params = self.device.pack_params(kernel, args)
-        mode = self.sass_mode(kernel.module)
+        mode = self.sass_mode(kernel.module, kernel.name)
         desc = ffi.new("gs_launch_desc *")
         desc.func = kernel.index
         desc.grid = list(g)
@@ -259,26 +259,36 @@ class TimingSim:
         return self._simulate(kernel.name, sink, progress, chunk_cycles,
                               lambda fault: Device.fault_exception(kernel.module, kernel.name, fault), mode)
 
-    def sass_mode(self, module) -> dict:
-        """How launches of this module are timed: {"mode": "sass" | "ptx", "reason": why not SASS}. With
-        timing.sass = auto, the first call compiles the module with ptxas (or finds it in the disk cache) and
-        attaches the SASS costs to it (engine/sass, docs/sass.md)."""
+    def sass_mode(self, module, kernel: str | None = None) -> dict:
+        """How launches of this module (of `kernel`, when given) are timed: {"mode": "sass" | "ptx", "reason":
+        why not SASS, "unrolled": the kernel's loops laid out as ptxas's}. With timing.sass = auto or regs,
+        the first call compiles the module with ptxas (or finds it in the disk cache) and attaches the SASS
+        costs to it (engine/sass, docs/sass.md); with timing.sass_unroll, first unrolls (engine/sass/unroll.py)."""
         cfg = self.config["timing.sass"]
         order = ORDERS[self.config["timing.sass_order"]] if cfg != "off" else "latency"
         if module.order.startswith("sass") and order != module.order:   # (an earlier simulator's order)
             module.reschedule(None)
+            module.sass_state = None                     # (the fresh program has no SASS costs yet)
         if cfg == "off":
             return {"mode": "ptx", "reason": "timing.sass = off"}
         state = getattr(module, "sass_state", None)
+        unroll = int(self.config["timing.sass_unroll"]) if cfg != "off" else 0
+        if state is not None and state.get("unroll", 0) != unroll and module.scheduled:
+            module.reschedule(None)                      # (an earlier simulator's loops: lower it afresh)
+            state = None
         if state is None or (order != "latency" and state["mode"] == "sass" and module.scheduled
                              and module.order != order):
-            state = module.sass_state = _attach_sass(module, order)
+            state = module.sass_state = _attach_sass(module, order, unroll)
         how = f"; {ORDER_WORDS[module.order]}" if module.order in ORDER_WORDS else ""
+        loops = [text for name, text in state.get("unrolled", []) if kernel is None or name == kernel]
+        if loops:
+            how += "; " + _unroll_note(loops)
         if cfg == "regs" and state["mode"] == "sass":   # PTX issue costs, ptxas's registers for occupancy
-            return {"mode": "ptx", "reason": f"timing.sass = regs (ptxas's registers per thread{how})"}
+            return {"mode": "ptx", "reason": f"timing.sass = regs (ptxas's registers per thread{how})",
+                    "unrolled": loops}
         if how and state["mode"] == "sass":
-            return {**state, "reason": how[2:]}
-        return state
+            return {**state, "reason": how[2:], "unrolled": loops}
+        return {**state, "unrolled": loops}
 
     def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception,
                   mode: dict | None = None) -> TimingResult:
@@ -315,6 +325,8 @@ class TimingSim:
             d["timing_mode"] = "trace"                  # the trace's own SASS instructions
         if mode is not None and mode.get("reason"):
             d["timing_mode_reason"] = mode["reason"]
+        if mode is not None and mode.get("unrolled"):
+            d["sass_unrolled_loops"] = list(mode["unrolled"])
         self._kernel_id += 1
         if sink is not None:
             sink.end(d, "done")
@@ -339,23 +351,37 @@ ORDERS = ("latency", "sass loads", "sass")
 ORDER_WORDS = {"sass loads": "global loads where ptxas put them", "sass": "blocks in ptxas's order"}
 
 
-def _attach_sass(module, order: str = "latency") -> dict:
+def _unroll_note(loops: list[str]) -> str:
+    return "loops unrolled as ptxas's SASS (timing.sass_unroll): " + ", ".join(loops)
+
+
+def _attach_sass(module, order: str = "latency", unroll: int = 0) -> dict:
     """Compile the module's PTX with ptxas and give the engine's program its SASS costs (with order "sass
     loads" or "sass", timing.sass_order 1 / 2, first lower it again with its global loads where ptxas put
-    them, or every instruction in ptxas's order); the mode that results (pure PTX, with the reason, when
-    the tools are missing or refuse the module)."""
+    them, or every instruction in ptxas's order; with `unroll`, timing.sass_unroll, then lay out the loops
+    whose loads ptxas batches as its SASS, engine/sass/unroll.py); the mode that results (pure PTX, with the
+    reason, when the tools are missing or refuse the module)."""
     try:
         funcs = sass.analyse(module.program.source)
         if order != "latency" and module.scheduled and module.order != order:
             module.reschedule(sass.line_order(funcs), order == "sass")
         costs = sass.program_costs(module.program, funcs)
     except sass.SassUnavailable as e:
-        return {"mode": "ptx", "reason": str(e)}
+        return {"mode": "ptx", "reason": str(e), "unroll": unroll}
     except sass.SassError as e:
-        return {"mode": "ptx", "reason": f"{module.filename}: {e}"}
+        return {"mode": "ptx", "reason": f"{module.filename}: {e}", "unroll": unroll}
+    unrolled = []
+    if unroll and module.scheduled:     # (a module kept in nvcc's order is not laid out either)
+        res = sass.unroll.unroll(module.program, funcs, reorder=unroll >= 2)
+        if res.loops:
+            module.replace_program(res.program)
+            costs = sass.unroll.remap_costs(costs, res.origin)
+            unrolled = [(module.program.functions[pl.func].name,
+                         f"{module.program.functions[pl.func].name} line {pl.line} "
+                         + (f"x{pl.factor}" if pl.factor > 1 else "in order")) for pl in res.loops]
     regs = np.array(costs.regs, np.uint32)
     if lib.gs_program_set_sass(module._ptr, ffi.from_buffer("gs_sass_cost[]", costs.costs), len(costs.costs),
                                ffi.from_buffer("uint32_t[]", regs), len(regs)) != 0:
-        return {"mode": "ptx", "reason": f"{module.filename}: the engine refused the SASS costs"}
+        return {"mode": "ptx", "reason": f"{module.filename}: the engine refused the SASS costs", "unroll": unroll}
     module.sass = costs
-    return {"mode": "sass", "reason": ""}
+    return {"mode": "sass", "reason": "", "unrolled": unrolled, "unroll": unroll}

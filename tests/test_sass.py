@@ -166,7 +166,7 @@ def test_sass_mode_in_a_timing_run():
 @needs_tools
 def test_regs_mode_takes_ptxas_registers_and_times_the_ptx():
     """timing.sass = regs: occupancy from ptxas's count, issue costs of the PTX as written."""
-    regs = _run("hgemm_wmma_simple_512", ["timing.sass=regs"])
+    regs = _run("hgemm_wmma_simple_512", ["timing.sass=regs", "timing.sass_unroll=0"])   # (unrolled loops: test_sass_unroll.py)
     off = _run("hgemm_wmma_simple_512", ["timing.sass=off"])
     ptxas = reference_regs("hgemm_wmma")["hgemm_wmma_simple"]      # 32, as ncu's launch__registers_per_thread
     assert regs["regs_per_thread"] == ptxas and regs["regs_source"] == "ptxas"

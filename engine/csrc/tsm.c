@@ -638,7 +638,11 @@ void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm) {
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
     const gs_tconfig *cf = &ts->cfg;
     if (sm->min_drain <= now) finish_drains(ts, sm, now);
-    for (uint32_t k = 0; k < cf->sm_subcores; k++) {
+    /* sm.subcore_rotate: the first sub-core to pick changes every cycle, so a slot that frees in the SM's
+     * shared LSU/MIO queues goes to the sub-cores in turn (with a fixed order sub-core 0's warps win them all) */
+    uint32_t k0 = cf->sm_subcore_rotate ? (uint32_t)(now % cf->sm_subcores) : 0;
+    for (uint32_t j = 0; j < cf->sm_subcores; j++) {
+        uint32_t k = j + k0 < cf->sm_subcores ? j + k0 : j + k0 - cf->sm_subcores;
         gs_subcore *sc = &sm->sc[k];
         if (!sc->nwarps || sc->next_check > now) continue;
         uint64_t min_next = GS_NEVER;

@@ -375,6 +375,7 @@ typedef struct gs_tconfig {
     uint32_t sm_max_regs_per_thread, sm_default_regs_per_thread;
     uint32_t sm_l1_shared_kib, sm_shared_max_kib, sm_shared_alloc_unit_bytes, sm_shared_cta_reserved_bytes;
     uint32_t sm_scheduler, sm_two_level_active;           /* enum gs_sched_policy */
+    uint32_t sm_subcore_rotate;    /* 1: the sub-core that picks first (shared LSU/MIO queue slots) rotates every cycle */
     uint32_t sm_icache /* enum gs_icache_model */, sm_icache_kib, sm_icache_line_bytes, sm_icache_assoc, sm_icache_miss_cycles;
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
@@ -418,6 +419,7 @@ typedef struct gs_tconfig {
     uint32_t sim_threads;          /* simulation threads; 0: the cores available */
     uint32_t timing_sass;          /* enum gs_sass_mode: auto uses a program's SASS costs when it has them */
     uint32_t timing_sass_order;    /* front end only (engine/timing.py): blocks issued in ptxas's SASS order */
+    uint32_t timing_sass_unroll;   /* Python side only (engine/sass/unroll.py): loops laid out as ptxas's */
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */

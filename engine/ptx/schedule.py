@@ -266,13 +266,10 @@ def schedule_block(ir: IRView, pcs: list[int], spaces: list[int], info: list,
     return order + ([pcs[-1]] if last_fixed else [])
 
 
-def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool = False) -> None:
-    """Schedule every basic block of every function of `program` in place (arrays and source maps); with
-    `keys` (PTX line -> position of its last SASS instruction) global loads where ptxas put them, with
-    sass_all too every instruction in ptxas's order."""
+def dependency_info(program) -> tuple[IRView, list[int], list]:
+    """What schedule_block needs of a whole program: its IR view, state spaces and, per pc, (uses, defs,
+    predicate uses, predicate defs, op, space, reads the clock, ld.global.nc)."""
     insts = program.insts
-    if len(insts) == 0:
-        return
     ir = IRView(insts, program.opnds)
     kinds = program.opnds["kind"].tolist()
     regs = program.opnds["reg"].tolist()
@@ -285,6 +282,17 @@ def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool
         puses, pdefs = _pred_uses_defs(ir, pc, kinds, regs, ns)
         nc = ir.op[pc] == OP["ld"] and bool(flags[pc] & NC_FLAG)
         info.append((uses, defs, puses, pdefs, ir.op[pc], spaces[pc], _reads_clock(ir, pc, kinds, ns), nc))
+    return ir, spaces, info
+
+
+def reorder(program, succ_fn, keys: dict[int, int] | None = None, sass_all: bool = False) -> None:
+    """Schedule every basic block of every function of `program` in place (arrays and source maps); with
+    `keys` (PTX line -> position of its last SASS instruction) global loads where ptxas put them, with
+    sass_all too every instruction in ptxas's order."""
+    insts = program.insts
+    if len(insts) == 0:
+        return
+    ir, spaces, info = dependency_info(program)
     lines = insts["line"].tolist() if keys is not None else None
     perm = list(range(len(insts)))
     for f in program.functions:

@@ -19,6 +19,7 @@ from .cache import key_of, load as cache_load, store as cache_store
 from .costs import COST_DT, KernelSass, SassCosts, program_costs  # noqa: F401
 from .disasm import ARCH, SassError, SassFunction, SassInst, compile_ptx
 from .tools import Tools, find_tools, why_missing  # noqa: F401
+from . import unroll  # noqa: F401,E402
 
 MODES = ("auto", "off", "regs")
 
