@@ -218,12 +218,18 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
     return ready;
 }
 
+/* The slice a request from partition `part` reaches first: the line's home slice when it is in that
+ * partition (or there is one partition), else the home's counterpart in `part` (the near copy's slice). */
+static inline uint32_t first_slice(const gs_l2 *l2, uint32_t part, uint32_t home) {
+    if (l2->partitions == 1 || l2->part_of[home] == part) return home;
+    return part * (l2->nslices / l2->partitions) + l2->in_part[home];
+}
+
 static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                               uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req, uint64_t line, uint32_t home) {
-    uint32_t sps = l2->nslices / l2->partitions;
-    if (l2->partitions == 1 || l2->part_of[home] == part)
+    uint32_t near = first_slice(l2, part, home);
+    if (near == home)
         return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
-    uint32_t near = part * sps + l2->in_part[home];
     uint64_t half = l2->far_latency / 2, tin = 0;
     if (kind == GS_L2_READ) {
         uint64_t r = slice_access(l2, near, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);
@@ -254,8 +260,7 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
 /* l2.coalesce_reads: the entry of a sector in the table of the slice a request from partition `part`
  * reaches first (its home slice, or the near copy's slice for a far-homed line) */
 static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t home, uint64_t key) {
-    uint32_t sps = l2->nslices / l2->partitions;
-    uint32_t s = l2->partitions == 1 || l2->part_of[home] == part ? home : part * sps + l2->in_part[home];
+    uint32_t s = first_slice(l2, part, home);
     return &l2->rc[(size_t)s * GS_L2_RC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_ENTRIES)];
 }
 
@@ -267,8 +272,7 @@ uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int k
     uint64_t key = (addr >> l2->sector_shift) + 1;
     gs_l2rc *e = rc_entry(l2, part, home, key);
     if (kind != GS_L2_READ) {
-        /* a write or atomic ends the merging of reads of its sector (from either partition) */
-        if (e->key == key) e->key = 0;
+        /* a write or atomic ends the merging of reads of its sector (from every partition, this one included) */
         for (uint32_t p = 0; p < l2->partitions; p++) {
             gs_l2rc *o = rc_entry(l2, p, home, key);
             if (o->key == key) o->key = 0;
