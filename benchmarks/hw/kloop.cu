@@ -16,7 +16,11 @@
 //   mode hotW: every CTA reads the same W bytes (4 KiB .. 1 MiB, L2-resident after a first launch): a GEMM's
 //              shared operand tile, which only the few L2 slices holding it can serve (per-slice bandwidth
 //              against the per-SM port: 132 or 264 CTAs, stages 3 and ld.global, 4 copies x 256 threads)
-// usage: kloop    (prints RESULT {json} lines; no ncu needed; ~5 s)
+//   mode shdram: every CTA reads the same fresh tiles (512 KiB in all, each tile once per CTA), L2 flushed
+//              before as in dram mode: a GEMM's shared operand on its first pass, so every line's first read
+//              misses and the other CTAs' reads of it arrive while that miss is in flight (with ncu: which of
+//              them the L2 looks up, merges in front of the slices, and counts as hits)
+// usage: kloop [MODE ...]   (prints RESULT {json} lines; no ncu needed; ~5 s; default: every mode)
 #include <cstdio>
 #include <vector>
 #include <algorithm>
@@ -113,7 +117,7 @@ __global__ void scrub(int4* p, size_t n) {
 
 typedef void (*kfn)(const int4*, int, int, unsigned long long, int, unsigned long long*, int*);
 
-int main() {
+int main(int argc, char** argv) {
   int nsm = 0;
   CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
   const int iters = 32;
@@ -136,17 +140,23 @@ int main() {
   const int ctas_list[] = {1, nsm, 2 * nsm};
   const int cps[] = {1, 4};
   const int threads[] = {128, 256};
-  const char* modes[] = {"l2", "dram", "hot4k", "hot16k", "hot64k", "hot1m"};
-  for (const char* mode : modes)
+  const char* modes[] = {"l2", "dram", "hot4k", "hot16k", "hot64k", "hot1m", "shdram"};
+  for (const char* mode : modes) {
+    bool picked = argc < 2;
+    for (int a = 1; a < argc; a++) picked |= strcmp(argv[a], mode) == 0;
+    if (!picked) continue;
     for (auto& k : ks)
       for (int cp : cps)
         for (int T : threads)
           for (int ctas : ctas_list) {
-            bool dram = mode[0] == 'd';
-            int hot = mode[0] == 'h';
+            bool shared_cold = strcmp(mode, "shdram") == 0;
+            bool dram = mode[0] == 'd' || shared_cold;
+            int hot = mode[0] == 'h' || shared_cold;
+            // shared cold: cp.async stages 1 and 3 and ld.global, 4 copies x 256 threads, 1 / 132 / 264 CTAs
+            if (shared_cold && (cp != 4 || T != 256 || (k.name[0] == 'c' && k.stages == 2))) continue;
             // hot modes: every CTA reads the same region (4 KiB .. 1 MiB), L2-resident: what a GEMM's shared
             // operand tile asks of the few L2 slices that hold it; only the deep loops at 256 threads
-            if (hot && (cp != 4 || T != 256 || ctas == 1 || (k.name[0] == 'c' && k.stages != 3))) continue;
+            if (hot && !shared_cold && (cp != 4 || T != 256 || ctas == 1 || (k.name[0] == 'c' && k.stages != 3))) continue;
             unsigned long long wrap = dram ? 0 : hot ? (unsigned long long)atoi(mode + 3) * (mode[strlen(mode) - 1] == 'm' ? 65536 : 64)
                                                     : 2048;     // 32 KiB per CTA in l2 mode
             size_t smem = (size_t)k.stages * cp * T * 16;
@@ -181,6 +191,7 @@ int main() {
             CK(cudaEventDestroy(e0));
             CK(cudaEventDestroy(e1));
           }
+  }
   printf("DONE\n");
   return 0;
 }

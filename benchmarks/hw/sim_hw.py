@@ -308,6 +308,12 @@ KLOOP_DEFAULT = [dict(kind=k, stages=s, cp=cp, threads=t, ctas=c, mode=m, iters=
                  for m in ("hot4k", "hot16k", "hot64k", "hot1m") for k, s in (("cp", 3), ("ldg", 1))]
 
 
+def l2_counts(st: dict) -> str:
+    """The model's L2 read counts of a launch, as ncu's lts__t_sectors_srcunit_tex_op_read(_lookup_hit) name them."""
+    return (f"L2 read lookups {st.get('L2_read_sectors', 0):8d}  hits {st.get('L2_total_hits', 0):8d}  "
+            f"merged {st.get('L2_coalesced_reads', 0):8d}")
+
+
 def kloop(args) -> None:
     ptx = ptx_of("kloop.cu", "sm_90")
     sim = TimingSim("h200", overrides=args.set)
@@ -335,16 +341,18 @@ def kloop(args) -> None:
         if key not in kern:
             kern[key] = dev.load_ptx(one_entry(ptx, names[key])).kernel(names[key])
         k, T, ctas, cp, iters = kern[key], c["threads"], c["ctas"], c["cp"], c["iters"]
-        dram, hot = c["mode"] == "dram", c["mode"].startswith("hot")
+        shared_cold = c["mode"] == "shdram"          # every CTA reads the same fresh tiles, L2 flushed
+        dram, hot = c["mode"] == "dram" or shared_cold, c["mode"].startswith("hot") or shared_cold
         wrap = 0 if dram else int(c["mode"][3:-1]) * (65536 if c["mode"].endswith("m") else 64) if hot else 2048
-        nbytes = wrap * 16 if hot else ctas * (iters * cp * T if dram else wrap) * 16
+        nbytes = (iters * cp * T * 16 if shared_cold else wrap * 16 if hot
+                  else ctas * (iters * cp * T if dram else wrap) * 16)
         src = dev.malloc(nbytes)
         smem = (4 if c["kind"] == "ldg" else c["stages"] * cp) * T * 16
         argv = (src, cp, iters, wrap, int(hot), cyc, sink)
         sim.flush()
         if not dram:
             sim.launch(k, ctas, T, argv, shared=smem)      # the lines into L2, as the benchmark's first launch
-        sim.launch(k, ctas, T, argv, shared=smem)
+        st = sim.launch(k, ctas, T, argv, shared=smem).stats
         v = np.sort(np.frombuffer(dev.read(cyc, 8 * ctas), np.uint64).astype(float))
         got = v[ctas // 2] / iters
         dev.free(src)
@@ -352,9 +360,9 @@ def kloop(args) -> None:
         if c["hw"]:
             err = 100 * (got - c["hw"]) / c["hw"]
             errs.append(abs(err))
-            print(f"{name:32s} {c['hw']:8.1f} {got:8.1f} {err:+6.1f}%", flush=True)
+            print(f"{name:32s} {c['hw']:8.1f} {got:8.1f} {err:+6.1f}%   {l2_counts(st)}", flush=True)
         else:
-            print(f"{name:32s} {'':8s} {got:8.1f}", flush=True)
+            print(f"{name:32s} {'':8s} {got:8.1f}          {l2_counts(st)}", flush=True)
     if errs:
         print(f"all {len(errs)} cases: mean |error| {sum(errs) / len(errs):.1f}%, max {max(errs):.1f}%")
 
