@@ -242,6 +242,11 @@ SCHEMA += [
           "one SASS loop body is run unrolled F times and issued in the SASS's order (engine/sass/unroll.py, "
           "docs/sass.md); 2: also every other single-block loop with memory instructions is issued in the "
           "SASS's order; values still from executing the PTX; 0: the PTX loops as written"),
+    P("timing.sass_div", int, 0, "", 0, 1,
+      doc="with timing.sass = regs and ptxas found: 1: integer division and remainder (div/rem on integer types, "
+          "which ptxas expands into ~20 SASS instructions: conversions, a reciprocal, multiply-adds and compares) "
+          "take their SASS's issue slots, pipe and dependence chain as with timing.sass = auto; every other "
+          "instruction keeps its PTX cost; 0: they cost one PTX instruction (docs/sass.md, 'Integer division')"),
 ]
 BY_KEY = {p.key: p for p in SCHEMA}
 

@@ -284,6 +284,8 @@ class TimingSim:
         if loops:
             how += "; " + _unroll_note(loops)
         if cfg == "regs" and state["mode"] == "sass":   # PTX issue costs, ptxas's registers for occupancy
+            if self.config["timing.sass_div"] and _has_int_div(module.program, kernel):
+                how += "; " + DIV_NOTE
             return {"mode": "ptx", "reason": f"timing.sass = regs (ptxas's registers per thread{how})",
                     "unrolled": loops}
         if how and state["mode"] == "sass":
@@ -349,6 +351,22 @@ class TimingSim:
 # timing.sass_order: how each basic block's PTX is ordered when the SASS is known (docs/sass.md, "SASS order")
 ORDERS = ("latency", "sass loads", "sass")
 ORDER_WORDS = {"sass loads": "global loads where ptxas put them", "sass": "blocks in ptxas's order"}
+
+
+DIV_NOTE = "integer division as ptxas's SASS (timing.sass_div)"
+
+
+def _has_int_div(program, kernel: str | None) -> bool:
+    """Whether the kernel (any function of the program when None) has an integer div or rem, which
+    timing.sass_div times as its SASS (engine/csrc/timing.h gs_is_int_div: div/rem outside the float types)."""
+    ins = program.insts
+    ops = ins["op"]
+    div = (ops == E.op["div"]) | (ops == E.op["rem"])
+    div &= ~np.isin(ins["type"], [E.type[t] for t in ("f16", "bf16", "tf32", "f32", "f64", "f16x2", "bf16x2")])
+    if kernel is None:
+        return bool(div.any())
+    # its own body or a called function (.func)
+    return any(div[f.entry_pc:f.end_pc].any() for f in program.functions if f.name == kernel or not f.is_entry)
 
 
 def _unroll_note(loops: list[str]) -> str:

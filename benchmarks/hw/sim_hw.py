@@ -7,6 +7,7 @@ hardware's where a result file exists. Run from the repository root with the pro
                                                                        # (the switch: the measured wgmma pipe, calibration.md 5g)
     python benchmarks/hw/sim_hw.py chase [--sizes 16,32,64]            # lat.cu's L2 curve (.cg), MiB
     python benchmarks/hw/sim_hw.py kloop [--hw results/h200_kloop.out] [--only REGEX]   # cp.async k-tile loops
+    python benchmarks/hw/sim_hw.py alu [--only REGEX]                  # alu.cu's latency and throughput per op
 
 launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
 gpc__cycles_elapsed.max) for every configuration of ncu_launch.cu's result file, beside the H200's
@@ -14,7 +15,9 @@ median (docs/calibration.md 5f). chase: lat.cu's latency curve with ld.global.cg
 S-byte buffer with l2_touch, then one thread chases a random cycle with one node per 128-byte line:
 cycles per hop as the hardware printed them; all hits at 32 MiB on the H200, ~56 % hits at 64 MiB;
 docs/calibration.md 5h). kloop: kloop.cu's cycles per k-tile (median over CTAs) of cp.async + wait_group
-loops and the ld.global + st.shared loop beside the H200's (docs/calibration.md 5i). wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
+loops and the ld.global + st.shared loop beside the H200's (docs/calibration.md 5i). alu: alu.cu's lat_k (one warp,
+a dependent chain: cycles per op) and thr_k (one CTA of 1024 threads, 8 chains each: thread-ops per clock per SM;
+on the H200 one such CTA per SM, so one SM is simulated) beside h200_microbench.json's medians. wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
 of warpgroup 0 against the host's exact product (the benchmark's self-check, here on the model).
 """
 from __future__ import annotations
@@ -367,9 +370,42 @@ def kloop(args) -> None:
         print(f"all {len(errs)} cases: mean |error| {sum(errs) / len(errs):.1f}%, max {max(errs):.1f}%")
 
 
+# --------------------------------------------------------------------------------------------- alu
+ALU_OPS = {   # alu.cu's bench() calls: name -> (x0, a, b, lat_iters, thr_iters)
+    "IADD3": (1, 3, 5, 256, 64), "IMAD": (1, 3, 5, 256, 64), "LOP3": (1, 3, 5, 256, 64),
+    "IDIV_U32": (12345, 0x7fffffff, 0, 64, 16), "C_IDIV_S32": (12345, 0x7fffffff, 0, 64, 16),
+}
+
+
+def alu(args) -> None:
+    ptx = ptx_of("alu.cu", "sm_90")
+    sim = TimingSim("h200", overrides=args.set)
+    dev = sim.device
+    mb = json.loads((HW / "results" / "h200_microbench.json").read_text())
+    hw = {(r["group"], r["name"]): r["value"] for r in mb["results"]}
+    out, res = dev.malloc(8 * 4096), dev.malloc(4 * 1024 * 1024)
+    print(f"{'op':12s} {'lat H200':>9s} {'model':>7s} {'thr H200':>9s} {'model':>7s}   cycles / thread-ops per clk per SM")
+    for name, (x0, a, b, lat_iters, thr_iters) in ALU_OPS.items():
+        if args.only and not re.search(args.only, name):
+            continue
+        tname = f"{len(name)}{name}"
+        lk = f"_Z5lat_kI{tname}EvNT_1TES2_S2_iPyPj"
+        tk = f"_Z5thr_kI{tname}EvNT_1TES2_S2_iPyPj"
+        k = dev.load_ptx(one_entry(ptx, lk)).kernel(lk)
+        sim.launch(k, 1, 32, (x0, a, b, lat_iters, out, res))
+        lat = float(np.frombuffer(dev.read(out, 8), np.uint64)[0]) / (lat_iters * 32)
+        k = dev.load_ptx(one_entry(ptx, tk)).kernel(tk)
+        sim.launch(k, 1, 1024, (x0, a, b, thr_iters, out, res))
+        thr = 1024.0 * 8 * 8 * thr_iters / float(np.frombuffer(dev.read(out, 8), np.uint64)[0])
+        hl, ht = hw.get(("alu_latency", name)), hw.get(("alu_throughput", name))
+        hls = f"{hl:9.1f}" if hl is not None else f"{'':9s}"
+        hts = f"{ht:9.2f}" if ht is not None else f"{'':9s}"
+        print(f"{name:12s} {hls} {lat:7.1f} {hts} {thr:7.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["launch", "wgmma", "chase", "kloop"])
+    ap.add_argument("what", choices=["launch", "wgmma", "chase", "kloop", "alu"])
     ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run); wgmma: wgmma.cu's "
                     "output (default benchmarks/hw/results/h200_wgmma.out)")
     ap.add_argument("--only", help="a regular expression the configuration (launch) or RESULT (wgmma) names must match")
@@ -377,7 +413,7 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
     ap.add_argument("--sizes", default="16,32,64", help="chase: buffer sizes in MiB")
     a = ap.parse_args()
-    {"launch": launch, "wgmma": wgmma, "chase": chase, "kloop": kloop}[a.what](a)
+    {"launch": launch, "wgmma": wgmma, "chase": chase, "kloop": kloop, "alu": alu}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -183,7 +183,8 @@ struct gs_tsim {
     _Alignas(64) uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
     /* the launch */
     int launched, finished, status, launched_once;
-    int sass;                          /* this launch is timed with the program's SASS costs (prog->sass) */
+    int sass;                          /* this launch uses the program's SASS costs (prog->sass): GS_TS_SASS_ALL for
+                                        * every instruction, GS_TS_SASS_DIV for integer div/rem only (0: none) */
     int sass_regs;                     /* its occupancy used ptxas's registers (prog->sass_regs) */
     gs_device *dev;
     gs_program *prog;
@@ -222,10 +223,17 @@ struct gs_tsim {
     uint64_t next_interval;
 };
 
+enum { GS_TS_SASS_ALL = 1, GS_TS_SASS_DIV = 2 };
+/* An integer division or remainder: no GPU has an integer divider, ptxas expands it into ~20 SASS
+ * instructions (conversions, a reciprocal, multiply-adds, compares); docs/sass.md "Integer division". */
+static inline int gs_is_int_div(const gs_xinst *x) {
+    return (x->op == GS_OP_DIV || x->op == GS_OP_REM) && x->unit == GS_U_INT;   /* (float: sfu/fp64) */
+}
 /* The SASS costs of instruction pc when the launch uses them (NULL: time it as a PTX instruction). */
 static inline const gs_sass_cost *gs_sass_of(const gs_tsim *ts, int pc) {
     if (!ts->sass) return NULL;
     const gs_sass_cost *s = &ts->prog->sass[pc];
+    if (ts->sass == GS_TS_SASS_DIV && !gs_is_int_div(&ts->prog->x[pc])) return NULL;
     return s->known ? s : NULL;
 }
 static inline int gs_unit_is_alu(int u) {

@@ -239,7 +239,9 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->npreds = ts->ctx.npreds;
     ts->threads_per_cta = desc->block[0] * desc->block[1] * desc->block[2];
     ts->warps_per_cta = (ts->threads_per_cta + 31) / 32;
-    ts->sass = c->timing_sass == GS_SASS_AUTO && prog->sass != NULL;
+    ts->sass = prog->sass == NULL ? 0
+               : c->timing_sass == GS_SASS_AUTO ? GS_TS_SASS_ALL
+               : c->timing_sass == GS_SASS_REGS && c->timing_sass_div ? GS_TS_SASS_DIV : 0;
     uint32_t rpt = f->regs_per_thread ? f->regs_per_thread : c->sm_default_regs_per_thread;
     int sass_regs = (ts->sass || (c->timing_sass == GS_SASS_REGS && prog->sass_regs)) && prog->sass_regs[desc->func];
     ts->sass_regs = sass_regs;
@@ -334,7 +336,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     ts->st.ctas_per_sm = ts->ctas_per_sm;
     ts->st.warps_per_sm = ts->ctas_per_sm * ts->warps_per_cta;
     ts->st.regs_per_thread = rpt;
-    ts->st.sass_used = (uint32_t)ts->sass;
+    ts->st.sass_used = ts->sass == GS_TS_SASS_ALL;
     ts->st.sass_regs_used = (uint32_t)ts->sass_regs;
     ts->st.shared_per_cta = ts->shared_per_cta;
     ts->st.carveout_kib = carve;

@@ -420,6 +420,7 @@ typedef struct gs_tconfig {
     uint32_t timing_sass;          /* enum gs_sass_mode: auto uses a program's SASS costs when it has them */
     uint32_t timing_sass_order;    /* front end only (engine/timing.py): blocks issued in ptxas's SASS order */
     uint32_t timing_sass_unroll;   /* Python side only (engine/sass/unroll.py): loops laid out as ptxas's */
+    uint32_t timing_sass_div;      /* with timing_sass = regs: integer div/rem still take their SASS costs */
 } gs_tconfig;
 
 /* Statistics of one launch (GPGPU-Sim names where one exists, see engine/timing.py). */
