@@ -8,6 +8,7 @@ hardware's where a result file exists. Run from the repository root with the pro
     python benchmarks/hw/sim_hw.py chase [--sizes 16,32,64]            # lat.cu's L2 curve (.cg), MiB
     python benchmarks/hw/sim_hw.py kloop [--hw results/h200_kloop.out] [--only REGEX]   # cp.async k-tile loops
     python benchmarks/hw/sim_hw.py alu [--only REGEX]                  # alu.cu's latency and throughput per op
+    python benchmarks/hw/sim_hw.py divmix [--hw results/h200_divmix.out] [--only REGEX]   # divmix.cu's, the same way
 
 launch: the simulated kernel's cycles (launch + CTAs + drain, what the model compares with
 gpc__cycles_elapsed.max) for every configuration of ncu_launch.cu's result file, beside the H200's
@@ -17,7 +18,8 @@ cycles per hop as the hardware printed them; all hits at 32 MiB on the H200, ~56
 docs/calibration.md 5h). kloop: kloop.cu's cycles per k-tile (median over CTAs) of cp.async + wait_group
 loops and the ld.global + st.shared loop beside the H200's (docs/calibration.md 5i). alu: alu.cu's lat_k (one warp,
 a dependent chain: cycles per op) and thr_k (one CTA of 1024 threads, 8 chains each: thread-ops per clock per SM;
-on the H200 one such CTA per SM, so one SM is simulated) beside h200_microbench.json's medians. wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
+on the H200 one such CTA per SM, so one SM is simulated) beside h200_microbench.json's medians. divmix: divmix.cu's
+ops the same way (1024 and 512 threads), beside its RESULT lines when the H200's output file exists. wgmma: the same in-kernel clock64 figures as wgmma.cu (one CTA, one SM), and D
 of warpgroup 0 against the host's exact product (the benchmark's self-check, here on the model).
 """
 from __future__ import annotations
@@ -403,17 +405,64 @@ def alu(args) -> None:
         print(f"{name:12s} {hls} {lat:7.1f} {hts} {thr:7.2f}", flush=True)
 
 
+DIVMIX_OPS = {   # divmix.cu's bench() calls: name -> (kernel template argument(s), x0, a, b, lat_iters, thr_iters)
+    "C_IDIV_S32": ("10C_IDIV_S32", "S0_", 12345, 0x7fffffff, 0, 32, 8),
+    "IDIV_INV": ("8IDIV_INV", "S0_", 12345, 0x5a5a5a5a, 7919, 64, 16),
+    "CVT_PAIR": ("8CVT_PAIR", "S0_", 1000, 5, 3, 64, 16),
+    "MUFU_RCP": ("8MUFU_RCP", "S0_", 0x3f800000, 0, 0, 64, 16),
+    "IMAD_HI": ("7IMAD_HI", "S0_", 0x12345678, 0x9abcdef1, 0, 128, 64),
+    "LOP3_ONLY": ("9LOP3_ONLY", "S0_", 1, 3, 5, 128, 64),
+    "IMAD_ONLY": ("13MIX_IMAD_IADD", "S0_", 1, 3, 5, 128, 64),
+    "MIX_IMAD_LOP3": ("13MIX_IMAD_IADD", "9LOP3_ONLY", 1, 3, 5, 128, 64),
+    "PRED_GUARD": ("10PRED_GUARD", "S0_", 1, 0x40000000, 3, 128, 64),
+    "IM2COL": ("6IM2COL", "S0_", 123456, 200704, 224, 16, 4),
+}
+
+
+def divmix(args) -> None:
+    ptx = ptx_of("divmix.cu", "sm_90")
+    sim = TimingSim("h200", overrides=args.set)
+    dev = sim.device
+    hw = {}
+    path = pathlib.Path(args.hw or HW / "results" / "h200_divmix.out")
+    if path.exists():
+        for ln in path.read_text().splitlines():
+            if ln.startswith("RESULT "):
+                r = json.loads(ln[7:])
+                hw[(r["name"], r["threads"])] = (r["latency_cycles"], r["thread_ops_per_clk_per_sm"])
+    out, res = dev.malloc(16 * 4096), dev.malloc(4 * 1024 * 1024)
+    print(f"{'op':14s} {'threads':>7s} {'lat H200':>9s} {'model':>7s} {'thr H200':>9s} {'model':>7s}   "
+          "cycles / thread-ops per clk per SM")
+    for threads in (1024, 512):
+        for name, (t1, t2, x0, a, b, lat_iters, thr_iters) in DIVMIX_OPS.items():
+            if args.only and not re.search(args.only, name):
+                continue
+            lk = f"_Z5lat_kI{t1}EvjjjiPyPj"
+            tk = f"_Z5thr_kI{t1}{t2}EvjjjiPyPj"
+            k = dev.load_ptx(one_entry(ptx, lk)).kernel(lk)
+            sim.launch(k, 1, 32, (x0, a, b, lat_iters, out, res))
+            lat = float(np.frombuffer(dev.read(out, 8), np.uint64)[0]) / (lat_iters * 8)
+            k = dev.load_ptx(one_entry(ptx, tk)).kernel(tk)
+            sim.launch(k, 1, threads, (x0, a, b, thr_iters, out, res))
+            thr = threads * 8.0 * 8 * thr_iters / float(np.frombuffer(dev.read(out, 8), np.uint64)[0])
+            hl, ht = hw.get((name, threads), (None, None))
+            hls = f"{hl:9.1f}" if hl is not None else f"{'':9s}"
+            hts = f"{ht:9.2f}" if ht is not None else f"{'':9s}"
+            print(f"{name:14s} {threads:7d} {hls} {lat:7.1f} {hts} {thr:7.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["launch", "wgmma", "chase", "kloop", "alu"])
+    ap.add_argument("what", choices=["launch", "wgmma", "chase", "kloop", "alu", "divmix"])
     ap.add_argument("--hw", help="launch: ncu_launch.jsonl (every configuration it holds is run); wgmma: wgmma.cu's "
-                    "output (default benchmarks/hw/results/h200_wgmma.out)")
+                    "output (default benchmarks/hw/results/h200_wgmma.out); divmix: divmix.cu's output "
+                    "(default benchmarks/hw/results/h200_divmix.out)")
     ap.add_argument("--only", help="a regular expression the configuration (launch) or RESULT (wgmma) names must match")
     ap.add_argument("--iters", type=int, default=4, help="wgmma: timed iterations (x 4 groups)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a timing-config override")
     ap.add_argument("--sizes", default="16,32,64", help="chase: buffer sizes in MiB")
     a = ap.parse_args()
-    {"launch": launch, "wgmma": wgmma, "chase": chase, "kloop": kloop, "alu": alu}[a.what](a)
+    {"launch": launch, "wgmma": wgmma, "chase": chase, "kloop": kloop, "alu": alu, "divmix": divmix}[a.what](a)
 
 
 if __name__ == "__main__":
