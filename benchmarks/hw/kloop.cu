@@ -16,10 +16,16 @@
 //   mode hotW: every CTA reads the same W bytes (4 KiB .. 1 MiB, L2-resident after a first launch): a GEMM's
 //              shared operand tile, which only the few L2 slices holding it can serve (per-slice bandwidth
 //              against the per-SM port: 132 or 264 CTAs, stages 3 and ld.global, 4 copies x 256 threads)
+//   (hot is the number of groups of CTAs that share data: CTA b reads its group's (b % hot) region)
 //   mode shdram: every CTA reads the same fresh tiles (512 KiB in all, each tile once per CTA), L2 flushed
 //              before as in dram mode: a GEMM's shared operand on its first pass, so every line's first read
 //              misses and the other CTAs' reads of it arrive while that miss is in flight (with ncu: which of
 //              them the L2 looks up, merges in front of the slices, and counts as hits)
+//   mode shdramG (G = 2, 8, 33, 66): the same in G groups (CTA b reads group b % G's 512 KiB): 132/G CTAs share
+//              each tile, and G times as many distinct lines are in flight (a GEMM's operand tiles shared by a
+//              row or column of CTAs); does the merging in front of the slices hold up?
+//   mode shdramskD (D = 16, 64, 256): shdram with CTA b starting its loop b x D cycles late (its own clock): the
+//              reads of a line arrive D, 2D, ... cycles apart; how long after a read does the next one still merge?
 // usage: kloop [MODE ...]   (prints RESULT {json} lines; no ncu needed; ~5 s; default: every mode)
 #include <cstdio>
 #include <vector>
@@ -53,7 +59,13 @@ __global__ void kloop_cp(const int4* __restrict__ src, int cp, int iters, unsign
                          unsigned long long* cyc, int* sink) {
   extern __shared__ int4 sm[];
   const int T = blockDim.x, tid = threadIdx.x;
-  unsigned long long base = hot ? 0ull : wrap ? (unsigned long long)blockIdx.x * wrap
+  const int groups = hot & 0xffff, skew = hot >> 16;      // shdram modes: groups of CTAs, a start skew per CTA
+  if (skew) {
+    unsigned long long ts = clk();
+    while (clk() - ts < (unsigned long long)blockIdx.x * skew) {}
+  }
+  unsigned long long base = hot ? (unsigned long long)(blockIdx.x % groups) * (wrap ? wrap : (unsigned long long)iters * cp * T)
+                                 : wrap ? (unsigned long long)blockIdx.x * wrap
                                             : (unsigned long long)blockIdx.x * iters * cp * T;
   unsigned sbase = (unsigned)__cvta_generic_to_shared(sm);
   for (int s = 0; s < STAGES - 1; s++) {
@@ -90,7 +102,13 @@ __global__ void kloop_ldg(const int4* __restrict__ src, int cp, int iters, unsig
                           unsigned long long* cyc, int* sink) {
   extern __shared__ int4 sm[];
   const int T = blockDim.x, tid = threadIdx.x;
-  unsigned long long base = hot ? 0ull : wrap ? (unsigned long long)blockIdx.x * wrap
+  const int groups = hot & 0xffff, skew = hot >> 16;      // shdram modes: groups of CTAs, a start skew per CTA
+  if (skew) {
+    unsigned long long ts = clk();
+    while (clk() - ts < (unsigned long long)blockIdx.x * skew) {}
+  }
+  unsigned long long base = hot ? (unsigned long long)(blockIdx.x % groups) * (wrap ? wrap : (unsigned long long)iters * cp * T)
+                                 : wrap ? (unsigned long long)blockIdx.x * wrap
                                             : (unsigned long long)blockIdx.x * iters * cp * T;
   __syncthreads();
   unsigned long long t0 = clk();
@@ -140,7 +158,8 @@ int main(int argc, char** argv) {
   const int ctas_list[] = {1, nsm, 2 * nsm};
   const int cps[] = {1, 4};
   const int threads[] = {128, 256};
-  const char* modes[] = {"l2", "dram", "hot4k", "hot16k", "hot64k", "hot1m", "shdram"};
+  const char* modes[] = {"l2", "dram", "hot4k", "hot16k", "hot64k", "hot1m", "shdram",
+                         "shdram2", "shdram8", "shdram33", "shdram66", "shdramsk16", "shdramsk64", "shdramsk256"};
   for (const char* mode : modes) {
     bool picked = argc < 2;
     for (int a = 1; a < argc; a++) picked |= strcmp(argv[a], mode) == 0;
@@ -149,9 +168,12 @@ int main(int argc, char** argv) {
       for (int cp : cps)
         for (int T : threads)
           for (int ctas : ctas_list) {
-            bool shared_cold = strcmp(mode, "shdram") == 0;
+            bool shared_cold = strncmp(mode, "shdram", 6) == 0;
+            int skew = shared_cold && mode[6] == 's' ? atoi(mode + 8) : 0;
+            int groups = shared_cold && mode[6] && !skew ? atoi(mode + 6) : 1;
             bool dram = mode[0] == 'd' || shared_cold;
-            int hot = mode[0] == 'h' || shared_cold;
+            int hot = mode[0] == 'h' ? 1 : shared_cold ? groups | skew << 16 : 0;
+            if ((groups > 1 || skew) && (ctas == 1 || (k.name[0] == 'c' && k.stages != 3))) continue;
             // shared cold: cp.async stages 1 and 3 and ld.global, 4 copies x 256 threads, 1 / 132 / 264 CTAs
             if (shared_cold && (cp != 4 || T != 256 || (k.name[0] == 'c' && k.stages == 2))) continue;
             // hot modes: every CTA reads the same region (4 KiB .. 1 MiB), L2-resident: what a GEMM's shared

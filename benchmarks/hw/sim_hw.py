@@ -346,14 +346,18 @@ def kloop(args) -> None:
         if key not in kern:
             kern[key] = dev.load_ptx(one_entry(ptx, names[key])).kernel(names[key])
         k, T, ctas, cp, iters = kern[key], c["threads"], c["ctas"], c["cp"], c["iters"]
-        shared_cold = c["mode"] == "shdram"          # every CTA reads the same fresh tiles, L2 flushed
-        dram, hot = c["mode"] == "dram" or shared_cold, c["mode"].startswith("hot") or shared_cold
+        # shdram[G]: every CTA of a group (CTA b in group b % G) reads the group's fresh tiles, L2 flushed
+        shared_cold = c["mode"].startswith("shdram")
+        skew = int(c["mode"][8:]) if shared_cold and c["mode"][6:8] == "sk" else 0   # shdramskD: CTA b starts b x D late
+        groups = int(c["mode"][6:] or 1) if shared_cold and not skew else 1
+        dram = c["mode"] == "dram" or shared_cold
+        hot = groups | skew << 16 if shared_cold else int(c["mode"].startswith("hot"))
         wrap = 0 if dram else int(c["mode"][3:-1]) * (65536 if c["mode"].endswith("m") else 64) if hot else 2048
-        nbytes = (iters * cp * T * 16 if shared_cold else wrap * 16 if hot
+        nbytes = (groups * iters * cp * T * 16 if shared_cold else wrap * 16 if hot
                   else ctas * (iters * cp * T if dram else wrap) * 16)
         src = dev.malloc(nbytes)
         smem = (4 if c["kind"] == "ldg" else c["stages"] * cp) * T * 16
-        argv = (src, cp, iters, wrap, int(hot), cyc, sink)
+        argv = (src, cp, iters, wrap, hot, cyc, sink)
         sim.flush()
         if not dram:
             sim.launch(k, ctas, T, argv, shared=smem)      # the lines into L2, as the benchmark's first launch
