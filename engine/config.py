@@ -94,6 +94,13 @@ SCHEMA: list[P] = [
       doc="a predicate an arithmetic instruction (setp, predicate logic) writes is ready this long after it issues for "
           "an instruction that writes no predicate (a guard, selp's operand); predicate logic reading it waits the "
           "pipe's latency only (0: the pipe's latency for all; calibration.md 5m: ptxas's control codes)"),
+    P("sm.imad_hi_latency_cycles", int, 0, "cycles", 0, 100,
+      doc="SASS costs (timing.sass = auto, or integer division with timing.sass_div): an IMAD.HI on a PTX instruction's "
+          "dependence chain takes this long instead of the fp32 pipe's latency (0: the pipe's; calibration.md 5q)"),
+    P("sm.sass_pred_guard_cycles", int, 0, "cycles", 0, 100,
+      doc="SASS costs: on a PTX instruction's dependence chain, a compare's predicate read by a guarded instruction "
+          "(or one that writes no predicate) is ready this long after the compare (0: the compare's pipe latency; "
+          "calibration.md 5q)"),
     P("sm.fetch_insts", int, 0, "instructions", 0, 16,
       doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
           "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),

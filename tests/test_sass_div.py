@@ -119,3 +119,37 @@ def test_kernels_without_integer_division_are_unchanged():
     assert st_on["gpu_sim_cycle"] == st_off["gpu_sim_cycle"]
     assert st_on["stall_cycles"] == st_off["stall_cycles"]
     assert "timing.sass_div" not in st_on["timing_mode_reason"]
+
+
+@needs_tools
+def test_a_division_path_counts_its_imad_hi_and_guard_hops():
+    """ptxas's div.s32: two IMAD.HI (half rate on the H200: 4 FMA-pipe cycles each, 9.3 cycles latency) and two
+    compare -> guarded-instruction hops (~13 cycles) on its dependence chain (divmix.cu, calibration.md 5q)."""
+    from pathlib import Path
+    from engine.ptx import load as ptx_load
+    program = ptx_load(Path(__file__).resolve().parent.parent / "validation" / "ptx" / "conv.sm90.ptx")
+    costs = sass.costs_for(program)
+    f = next(f for f in program.functions if f.name == "im2col_3x3")
+    divs = [pc for pc in range(f.entry_pc, f.end_pc) if costs.costs["issue16"][pc] >= 16 * 20]
+    assert len(divs) == 3                                           # idx / P, p / (H*W), hw / W
+    for pc in divs:
+        c = costs.classes[pc]
+        assert c["imad_hi"] == 2 and c["sfu"] == 1 and c["conv"] == 2
+        assert costs.costs["hi_hops"][pc] == 2 and costs.costs["pred_hops"][pc] == 2
+        # the FMA pipe's work: IMADs (and VIADDs) at 2 cycles, IMAD.HIs at 4
+        assert costs.costs["pipe16"][pc] == 16 * (2 * c.get("imad", 0) + 4 * c["imad_hi"])
+
+
+@needs_tools
+def test_measured_hop_latencies_lengthen_a_division_chain():
+    _, base = _run(DIVS, "divs", 1)
+    from engine.timing import TimingSim
+    sim = TimingSim("h200", overrides=["gpu.num_sms=1", "sm.imad_hi_latency_cycles=9", "sm.sass_pred_guard_cycles=13"])
+    out = sim.device.alloc((32,), np.int32)
+    res = sim.launch(sim.device.load_ptx(DIVS).kernel("divs"), 1, 32, (out, 1_000_003))
+    np.testing.assert_array_equal(sim.device.from_device(out), _reference(1_000_003, 32))
+    # 8 dependent divisions, each with ~2 IMAD.HI (+5 cycles) and ~2 guard hops (+9) on its chain
+    assert res.stats["gpu_sim_cycle"] - base["gpu_sim_cycle"] >= 8 * (2 * 5 + 2 * 9) * 0.7
+    assert load_config("h200")["sm.imad_hi_latency_cycles"] == 0 and load_config("h200")["sm.sass_pred_guard_cycles"] == 0
+    with pytest.raises(ConfigError, match="sm.sass_pred_guard_cycles"):
+        load_config("h200", ["sm.sass_pred_guard_cycles=1000"])

@@ -370,6 +370,11 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     if (sa && unit != GS_U_LDST) {      /* a chain of dependent SASS instructions takes each one's latency */
         uint64_t chain = 0;
         for (int u = 0; u < GS_U__COUNT; u++) chain += (uint64_t)sa->path[u] * cf->pipes_latency_cycles[u];
+        /* measured hops slower than their pipe (calibration.md 5q): IMAD.HI, a predicate read by a guard */
+        if (cf->sm_imad_hi_latency_cycles > cf->pipes_latency_cycles[GS_U_FP32])
+            chain += (uint64_t)sa->hi_hops * (cf->sm_imad_hi_latency_cycles - cf->pipes_latency_cycles[GS_U_FP32]);
+        if (cf->sm_sass_pred_guard_cycles > cf->pipes_latency_cycles[GS_U_INT])
+            chain += (uint64_t)sa->pred_hops * (cf->sm_sass_pred_guard_cycles - cf->pipes_latency_cycles[GS_U_INT]);
         if (chain > cf->pipes_latency_cycles[unit] + sass_extra) sass_extra = chain - cf->pipes_latency_cycles[unit];
     }
     wk->st.sass_insts16 += issue16;

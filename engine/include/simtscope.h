@@ -285,6 +285,8 @@ typedef struct gs_sass_cost {
     uint8_t unit;      /* enum gs_unit: the pipe its SASS suggests (used for ALU instructions) */
     uint8_t known;     /* 0: no SASS information: timed as a PTX instruction */
     uint8_t path[GS_U__COUNT];  /* its SASS's longest dependence chain: instructions per pipe (enum gs_unit) */
+    uint8_t hi_hops;   /* of them, IMAD.HIs (sm.imad_hi_latency_cycles) */
+    uint8_t pred_hops; /* predicate hops from a compare to a guarded reader on it (sm.sass_pred_guard_cycles) */
 } gs_sass_cost;
 /* Contract: attaches SASS costs (n: the program's instruction count) and ptxas's registers per thread for
  * each function (nfuncs: the program's function count; 0 = unknown) to the program, replacing earlier ones.
@@ -380,6 +382,8 @@ typedef struct gs_tconfig {
     uint32_t sm_inst_bytes, sm_barrier_latency_cycles, sm_barrier_per_warp_cycles, sm_dispatch_latency_cycles;
     uint32_t sm_fetch_insts;             /* 0: no fetch model (tsm.c) */
     uint32_t sm_pred_use_latency_cycles; /* a compare's predicate as a guard or select operand (0: its pipe's latency) */
+    uint32_t sm_imad_hi_latency_cycles;  /* SASS chains: an IMAD.HI's latency (0: the fp32 pipe's) */
+    uint32_t sm_sass_pred_guard_cycles;  /* SASS chains: a compare's predicate read by a guard (0: the pipe's latency) */
     uint32_t sm_cp_async_wait;         /* 1: cp.async.wait_group/wait_all wait for the data of the groups they retire */
     uint32_t sm_cp_async_latency_cycles; /* with sm_cp_async_wait: a copy's data reaches its group this much after a load's would */
     uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */

@@ -11,7 +11,7 @@ the vector pipes.
 """
 from __future__ import annotations
 
-CLASSES = ("int", "imad", "fp32", "fp16", "fp64", "sfu", "conv", "tensor", "mem", "ctrl", "barrier", "uniform", "misc")
+CLASSES = ("int", "imad", "imad_hi", "fp32", "fp16", "fp64", "sfu", "conv", "tensor", "mem", "ctrl", "barrier", "uniform", "misc")
 
 _TABLE = {
     "int": """IADD IADD3 IADD32I ISCADD ISCADD32I LEA LOP LOP3 LOP32I SHF SHL SHR IABS
@@ -34,18 +34,23 @@ _TABLE = {
 CLASS_OF = {op: cls for cls, ops in _TABLE.items() for op in ops.split()}
 
 # class -> the model's pipe (None: no vector pipe, an issue slot only)
-UNIT_OF = {"int": "int", "imad": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64", "sfu": "sfu", "conv": "sfu",
+UNIT_OF = {"int": "int", "imad": "fp32", "imad_hi": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64", "sfu": "sfu", "conv": "sfu",
            "tensor": "tensor", "mem": "ldst", "ctrl": "branch", "barrier": "barrier", "uniform": None,
            "misc": "misc"}
 # pipe time per instruction, in the pipe's own intervals: integer multiply-adds run on the FMA-heavy half
 # of the FP32 pipe only (GH100: FMAheavy handles IMAD, IDP and FP32, FMAlite FP32 only), so at half its rate
 # (the CUDA guide's 64 vs 128 results per clock per SM at compute capability 9.0)
-WEIGHT = {"imad": 2.0}
+# IMAD.HI (the high half of a 32 x 32-bit product) takes the FMA-heavy pipe 4 cycles per warp instruction: half
+# IMAD's rate (divmix.cu IMAD_HI on the H200: 31.9 thread-ops/clk/SM, the pipe 99 % busy at 0.26 warp instructions
+# per clock per sub-core; calibration.md 5q)
+WEIGHT = {"imad": 2.0, "imad_hi": 4.0}
 
 
-def sass_class(opcode: str) -> str:
-    """The class of a SASS mnemonic (base name, no modifiers). Unknown uniform-datapath opcodes (U*) are
-    `uniform`, any other unknown one `misc`."""
+def sass_class(opcode: str, mods: str = "") -> str:
+    """The class of a SASS mnemonic (base name; `mods` its modifiers, ".HI.U32"). Unknown uniform-datapath
+    opcodes (U*) are `uniform`, any other unknown one `misc`."""
+    if opcode == "IMAD" and mods.startswith(".HI"):
+        return "imad_hi"
     cls = CLASS_OF.get(opcode)
     if cls is not None:
         return cls

@@ -28,7 +28,7 @@ from .disasm import SassFunction
 
 def _dtype() -> np.dtype:
     fields = [("issue16", "<u2"), ("pipe16", "<u2"), ("unit", "u1"), ("known", "u1"),
-              ("path", ("u1", E.unit["_count"]))]
+              ("path", ("u1", E.unit["_count"])), ("hi_hops", "u1"), ("pred_hops", "u1")]
     return np.dtype({"names": [f for f, _ in fields], "formats": [t for _, t in fields],
                      "offsets": [ffi.offsetof("gs_sass_cost", f) for f, _ in fields],
                      "itemsize": ffi.sizeof("gs_sass_cost")})
@@ -85,11 +85,22 @@ def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
 # [pipes]: int/fp32 4, fp16 6, fp64 8, sfu 17); the engine times the chosen path with the configuration's
 # own latencies. Memory, tensor-core, control and barrier instructions are timed by their own models and
 # are not part of it.
-_PATH_LAT = {"int": 4, "imad": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "conv": 17, "uniform": 4, "misc": 4}
+# Two hops take longer than their pipe's latency on the H200 (divmix.cu, calibration.md 5q): an IMAD.HI's result
+# (9.3 cycles; "hi" on a path) and a compare's predicate read by a guarded instruction or as an operand of one
+# that writes no predicate (~13: PRED_GUARD's 22.8-cycle step, as the control codes' 13; "pred" on a path). A
+# path counts them apart (gs_sass_cost.hi_hops / pred_hops); the engine adds sm.imad_hi_latency_cycles and
+# sm.sass_pred_guard_cycles for them when those are set.
+_PATH_LAT = {"int": 4, "imad": 4, "imad_hi": 9, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "conv": 17, "uniform": 4,
+             "misc": 4}
+_PRED_GUARD_LAT = 13
 PATH_UNITS = ("int", "fp32", "fp16", "fp64", "sfu", "misc")
-_UNIT_LAT = {"int": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "misc": 4}
-_PATH_UNIT = {"int": "int", "imad": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64", "sfu": "sfu",
-              "conv": "sfu", "uniform": "int", "misc": "misc"}
+_UNIT_LAT = {"int": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "misc": 4, "hi": 5, "pred": _PRED_GUARD_LAT - 4}
+_PATH_UNIT = {"int": "int", "imad": "fp32", "imad_hi": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64",
+              "sfu": "sfu", "conv": "sfu", "uniform": "int", "misc": "misc"}
+
+
+def _cls(si) -> str:
+    return sass_class(si.opcode, si.mods)
 
 
 def _longest_path(insts: list) -> Counter:
@@ -99,16 +110,25 @@ def _longest_path(insts: list) -> Counter:
     best: list[tuple[float, Counter]] = []
     writer: dict[str, int] = {}
     for i, si in enumerate(insts):
-        cls = sass_class(si.opcode)
+        cls = _cls(si)
         lat = _PATH_LAT.get(cls, 0)
         start, via = 0.0, Counter()
+        writes_pred = any(d.startswith("P") for d in si.dst)
         for r in si.src:
             j = writer.get(r)
-            if j is not None and best[j][0] > start:
-                start, via = best[j]
+            if j is None:
+                continue
+            t, p = best[j]
+            wlat = _PATH_LAT.get(_cls(insts[j]), 0)
+            if r.startswith("P") and not writes_pred and wlat and _PRED_GUARD_LAT > wlat:
+                t, p = t + _PRED_GUARD_LAT - wlat, p + Counter(pred=1)    # a predicate read by a guard
+            if t > start:
+                start, via = t, p
         path = Counter(via)
         if lat:
             path[_PATH_UNIT[cls]] += 1
+            if cls == "imad_hi":
+                path["hi"] += 1
         best.append((start + lat, path))
         for r in si.dst:
             writer[r] = i
@@ -132,8 +152,8 @@ def _path_per_execution(insts: list, unroll: dict[int, int]) -> Counter:
         if (depth[b], u) != top:
             continue
         path = _longest_path(bi)
-        n = sum(path.values())
-        cap = sum(1 for si in bi if _PATH_LAT.get(sass_class(si.opcode))) / u
+        n = sum(v for k, v in path.items() if k not in ("hi", "pred"))
+        cap = sum(1 for si in bi if _PATH_LAT.get(_cls(si))) / u
         if n > cap > 0:
             path = Counter({k: v * cap / n for k, v in path.items()})
         lat = sum(v * _UNIT_LAT[k] for k, v in path.items())
@@ -166,7 +186,8 @@ def _per_execution(insts: list, unroll: dict[int, int]) -> Counter:
             one[op] = max(one[op], v / u)
     out: Counter = Counter()
     for op, v in one.items():
-        out[sass_class(op.split(".", 1)[0])] += v
+        base, _, mods = op.partition(".")
+        out[sass_class(base, "." + mods if mods else "")] += v
     return out
 
 
@@ -287,10 +308,10 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
             if t > 0:                           # one copy per iteration, laid out straight: 1/t of them all
                 one = Counter()
                 for si in insts:
-                    one[sass_class(si.opcode)] += 1.0 / t
+                    one[_cls(si)] += 1.0 / t
                 path = _longest_path(insts)
-                cap = sum(1 for si in insts if _PATH_LAT.get(sass_class(si.opcode))) / t
-                k = sum(path.values())
+                cap = sum(1 for si in insts if _PATH_LAT.get(_cls(si))) / t
+                k = sum(v for u, v in path.items() if u not in ("hi", "pred"))
                 if k > cap:
                     path = Counter({u: v * cap / k for u, v in path.items()})
             else:
@@ -317,7 +338,12 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
         total = sum(c.values())
         costs[pc]["known"] = 1
         for u, v in path_pc.get(pc, Counter()).items():
-            costs[pc]["path"][E.unit[u]] = min(255, int(round(v)))
+            if u == "hi":
+                costs[pc]["hi_hops"] = min(255, int(round(v)))
+            elif u == "pred":
+                costs[pc]["pred_hops"] = min(255, int(round(v)))
+            else:
+                costs[pc]["path"][E.unit[u]] = min(255, int(round(v)))
         costs[pc]["issue16"] = min(65535, int(round(16 * total)))
         best, best_work = None, 0.0
         for cls in CLASSES:
