@@ -111,6 +111,17 @@ SCHEMA: list[P] = [
     P("sm.cp_async_latency_cycles", int, 0, "cycles", 0, 10000,
       doc="with sm.cp_async_wait: a cp.async's data counts for its group this many cycles after a load of the same "
           "bytes would be back (the copy's write into shared memory and its group bookkeeping)"),
+    P("sm.frag_requests", int, 0, "", 0, 1,
+      doc="1: a wmma.load from global memory issues as the JIT's loads (l1.h gs_fragment_lookups: one 32-bit LDG "
+          "per 8 rows x 16 bytes of the tile as stored), each its own LSU instruction with its own issue slot, so "
+          "the requests of warps on different sub-cores interleave at the LSU as the SASS's do; 0: one LSU "
+          "instruction for the whole fragment"),
+    P("sm.movm_latency_cycles", int, 0, "cycles", 0, 10000,
+      doc="a wmma.load of 16-bit A (col) or B (row) fragments from global/generic memory: the JIT loads the rows "
+          "as stored and transposes each 8x8 matrix in registers (MOVM.16.MT88, one per 64 elements), so the "
+          "fragment is ready this much after its loads, plus sm.movm_interval_cycles per further MOVM (0: no MOVM)"),
+    P("sm.movm_interval_cycles", float, 1.0, "cycles", 0.0, 1000.0,
+      doc="cycles between the MOVMs of one warp (see sm.movm_latency_cycles)"),
     P("sm.wgmma_chain_in_pipe", int, 0, "", 0, 1,
       doc="1: a wgmma accumulating into registers an earlier wgmma writes issues when the tensor pipe is free "
           "(the SASS issues such HGMMAs back to back); 0: it waits for the earlier result"),

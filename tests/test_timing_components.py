@@ -229,6 +229,84 @@ def test_wmma_fragments_on_global_memory_are_the_jits_requests(ld, lookups):
     assert st["L1D_total_requests"] == lookups
 
 
+def _wmma_global(sim, blay: str, ld: int = 512):
+    """WMMA_GLOBAL with B in layout `blay`: its kernel, its output check and its cycles (L2 warm, L1 flushed)."""
+    body = WMMA_GLOBAL.replace("wmma.load.b.sync.aligned.row.", f"wmma.load.b.sync.aligned.{blay}.").replace(
+        "wmma.mma.sync.aligned.row.row.", f"wmma.mma.sync.aligned.row.{blay}.")
+    k = load_kernel(sim, body, ".param .u64 p_a, .param .u64 p_b, .param .u64 p_c, .param .u32 p_ld")
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (16, ld)).astype(np.float16)
+    b = rng.uniform(-1, 1, (16, ld)).astype(np.float16)
+    da, db = sim.device.to_device(a), sim.device.to_device(b)
+    dc = sim.device.to_device(np.zeros((16, ld), np.float32))
+    sim.flush()
+    cycles = sim.launch(k, 1, 32, [da, db, dc, ld]).cycles
+    c = sim.device.from_device(dc)[:, :16]
+    bm = b[:, :16].astype(np.float64)
+    ref = a[:, :16].astype(np.float64) @ (bm if blay == "row" else bm.T)
+    assert np.allclose(c, ref, rtol=1e-5, atol=1e-5)
+    return cycles
+
+
+@pytest.mark.parametrize("blay,movms", [("row", 4), ("col", 0)])
+def test_transposed_wmma_fragments_from_global_wait_for_their_movms(blay, movms):
+    """The JIT loads a 16-bit fragment from global memory as stored and transposes each 8x8 matrix of a
+    row-major B (or column-major A) in registers, one MOVM.16.MT88 each (ptxas: 4 per 16x16 fragment); the
+    mma waits for them: sm.movm_latency_cycles plus sm.movm_interval_cycles per further MOVM. Column-major B
+    needs none."""
+    base = _wmma_global(TimingSim("h200", ["sm.movm_latency_cycles=0"]), blay)
+    with_movm = _wmma_global(TimingSim("h200", ["sm.movm_latency_cycles=40", "sm.movm_interval_cycles=5"]), blay)
+    assert with_movm - base == (40 + 5 * (movms - 1) if movms else 0)
+
+
+# four warps (one per sub-core): each loads its own 16x16 f16 fragment from global memory (rows 1 KiB apart: the
+# JIT's 4 requests of 8 lines) and reads the clock once the fragment is there (a use of its register)
+WMMA_WARPS = """
+  .reg .b32 %ld, %a<8>, %w, %u;
+  .reg .b64 %pa, %pt, %t0, %t1, %off;
+  ld.param.u64 %pa, [p_a];
+  ld.param.u64 %pt, [p_t];
+  mov.u32 %ld, 512;
+  mov.u32 %w, %tid.x;
+  shr.u32 %w, %w, 5;
+  mul.wide.u32 %off, %w, 16384;
+  add.u64 %pa, %pa, %off;
+  bar.sync 0;
+  mov.u64 %t0, %clock64;
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%pa], %ld;
+  add.u32 %u, %a0, %a7;
+  mov.u64 %t1, %clock64;
+  cvt.u64.u32 %t0, %u;
+  and.b64 %t0, %t0, 0;
+  add.u64 %t1, %t1, %t0;
+  mul.wide.u32 %off, %w, 8;
+  add.u64 %pt, %pt, %off;
+  st.global.u64 [%pt], %t1;
+  ret;"""
+
+
+@pytest.mark.parametrize("split", [0, 1])
+def test_fragment_requests_of_warps_interleave_at_the_lsu(split):
+    """sm.frag_requests = 1: a wmma.load from global issues as the JIT's 4 LDG (one LSU instruction each), so
+    the requests of warps on the four sub-cores interleave and the four fragments arrive within a few
+    requests of each other (~8 cycles apart); as one LSU instruction each, a whole fragment (32 cycles of the
+    LSU) goes before the next warp's. The L1 sees the same requests either way."""
+    sim = TimingSim("h200", [f"sm.frag_requests={split}"])
+    k = load_kernel(sim, WMMA_WARPS, ".param .u64 p_a, .param .u64 p_t")
+    a = sim.device.to_device(np.ones((64, 512), np.float16))
+    t = sim.device.to_device(np.zeros(4, np.uint64))
+    sim.flush()
+    sim.launch(k, 1, 128, [a, t])                            # a first launch warms the caches
+    st = sim.launch(k, 1, 128, [a, t]).stats
+    ends = np.sort(sim.device.from_device(t).astype(np.int64))
+    gaps = np.diff(ends)
+    assert st["L1D_total_requests"] == 4 * 32 + 4             # 4 x 32 lines, and the 4 clock stores
+    if split:
+        assert gaps.max() <= 10 and ends[-1] - ends[0] <= 24
+    else:
+        assert gaps.min() >= 30
+
+
 def test_dram_bandwidth_saturates_at_the_configured_rate():
     cfg = load_config("h200")
     sim = TimingSim(cfg)

@@ -143,6 +143,22 @@ GS_HANDLER(h_wmma_load) {
     return GS_X_NEXT;
 }
 
+/* The driver JIT loads a 16-bit A or B fragment from global (or generic) memory as stored, one 32-bit LDG per
+ * lane and pair of elements (8 rows x 16 bytes per request). That is the mma's register layout for A row-major
+ * and B column-major; for A column-major and B row-major each 8x8 matrix of it is then transposed in registers
+ * by one MOVM.16.MT88 (ptxas -arch=sm_90 on all four layouts: 4 MOVM per 16x16 fragment for each transposed
+ * operand, none otherwise; validation/sass/hgemm_wmma.sm90.jit.sass's K loop: 8 LDG.E, 4 MOVM, 2 HMMA). From
+ * shared memory the JIT uses LDSM.16.MT88, a transposing load (no MOVM). */
+uint32_t gs_wmma_load_movms(const gs_xinst *x) {
+    if (x->op != GS_OP_WMMA_LOAD || (x->sub != GS_FRAG_A && x->sub != GS_FRAG_B)) return 0;
+    if (x->space != GS_SPACE_GLOBAL && x->space != GS_SPACE_GENERIC && x->space != 0) return 0;
+    frag f = {0};
+    if (!frag_of((int)(x->aux & 0xff), x->sub, x->type, &f) || f.bits != 16) return 0;
+    int col = (x->aux >> 8) & 1;
+    int transposed = x->sub == GS_FRAG_A ? col : !col;
+    return transposed ? (uint32_t)(f.rows * f.cols / 64) : 0;
+}
+
 /* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], {regs}{, stride} */
 GS_HANDLER(h_wmma_store) {
     frag f = {0};

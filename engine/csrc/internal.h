@@ -249,6 +249,9 @@ gs_alloc *gs_mem_find(gs_device *dev, uint64_t addr, uint64_t size);
 /* Translate the addresses already in w->maddr (lanes m, `size` bytes each, `size` a power of two
  * for the alignment check, or pass align) into host pointers; records the access for the timing
  * model (w->mmask, msize, mspace, mwrite). Returns 0, or GS_X_FAULT with the fault filled. */
+/* exec_wmma.c: the MOVM.16.MT88 the JIT adds to a wmma.load (a transposed 16-bit A or B fragment from
+ * global/generic memory: one per 8x8 matrix), 0 for every other instruction */
+uint32_t gs_wmma_load_movms(const gs_xinst *x);
 int gs_mem_resolve(gs_ctx *c, gs_warp *w, const gs_xinst *x, int space, uint32_t m, uint32_t size,
                    uint32_t align, int write, uint8_t **ptr);
 

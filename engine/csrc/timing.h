@@ -78,6 +78,10 @@ typedef struct gs_tw {
     uint8_t cp_head, cp_count;         /* sm.cp_async_wait: committed cp.async groups (ring, oldest first) */
     uint64_t cp_open;                  /*   latest data arrival of the cp.async issued since the last commit */
     uint64_t cp_group[8];              /*   each committed group's data-arrival cycle (may be a pending marker) */
+    uint8_t frag_left, frag_next;      /* sm.frag_requests: requests of the warp's wmma.load still to issue, the next */
+    int32_t frag_pc;                   /*   the wmma.load */
+    uint32_t frag_rows, frag_row_bytes; /*   its tile as stored: rows of row_bytes, pitch bytes apart from base */
+    uint64_t frag_base, frag_pitch;
 } gs_tw;
 
 typedef struct gs_tcta {
@@ -264,6 +268,11 @@ void gs_tsm_interval_row(gs_tsim *ts, gs_tsm *sm, uint64_t start, uint64_t end, 
  * their last sector; otherwise the completion). */
 uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind,
                        uint64_t *leave);
+/* sm.frag_requests: the JIT's requests of a fragment load from global memory (8 rows x 16 bytes of the tile as
+ * stored each: gs_fragment_lookups), and the completion of request `part` of the warp's tile (tw->frag_*)
+ * issued at `now`, timed as that one request (its 32 lanes' 4-byte words) */
+uint32_t gs_frag_requests(uint32_t rows, uint32_t row_bytes);
+uint64_t gs_tmem_frag_part(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint32_t part);
 void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm);
 void gs_tmem_flush(gs_tsim *ts);
 /* the closed interval's counters of memory partition p (one per DRAM channel; resets them) */

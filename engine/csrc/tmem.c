@@ -249,6 +249,26 @@ static uint64_t tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x
     return global_access(ts, sm, tw, x, now, write, atomic, cache, leave);
 }
 
+uint32_t gs_frag_requests(uint32_t rows, uint32_t row_bytes) { return ((rows + 7) / 8) * ((row_bytes + 15) / 16); }
+
+/* request `part`: rows 8 (part / h) .. +8 of the tile, bytes 16 (part % h) .. +16 of each (h requests per row),
+ * lane l the word at row + l / 4, byte + 4 (l % 4), as validation/sass/hgemm_wmma.sm90.jit.sass's LDG.E */
+uint64_t gs_tmem_frag_part(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint32_t part) {
+    gs_warp *w = tw->w;
+    uint32_t h = (tw->frag_row_bytes + 15) / 16, r0 = 8 * (part / h), b0 = 16 * (part % h), m = 0;
+    for (uint32_t l = 0; l < GS_WARP; l++) {
+        uint32_t r = r0 + l / 4, b = b0 + 4 * (l % 4);
+        if (r >= tw->frag_rows || b >= tw->frag_row_bytes) continue;
+        w->maddr[l] = tw->frag_base + (uint64_t)r * tw->frag_pitch + b;
+        m |= 1u << l;
+    }
+    w->mmask = m;
+    w->msize = 4;
+    sm->wk->ctx.nmext = 0;                    /* (the functional core has left the whole tile's elements) */
+    uint64_t leave;
+    return global_access(ts, sm, tw, x, now, 0, 0, ts->cfg.l1_cache_global_loads, &leave);
+}
+
 uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint8_t *kind,
                        uint64_t *leave) {
     uint64_t t = tmem_issue(ts, sm, tw, x, now, kind, leave);

@@ -179,6 +179,19 @@ static void queue_push(gs_tsim *ts, gs_tsm *sm, int q, uint64_t start) {
 /* when can this warp's next instruction issue, and what is it waiting for */
 static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
     gs_warp *w = tw->w;
+    if (tw->frag_left) {                       /* the next request of its wmma.load (sm.frag_requests) */
+        tw->next_pc = tw->frag_pc;
+        tw->next_unit = GS_U_LDST;
+        tw->next_q = GS_Q_LG;
+        tw->ready_at = earliest;
+        tw->wait_state = (uint8_t)default_state;
+        tw->nr_base = earliest;
+        tw->nr_fetch = 0;
+        tw->nr_state = (uint8_t)default_state;
+        tw->throttle_until = 0;
+        sched_sync(sm, tw);
+        return;
+    }
     int pc = gs_warp_next_pc(w);
     tw->next_pc = pc;
     if (pc < 0) { sched_sync(sm, tw); return; }
@@ -244,6 +257,50 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
 }
 
 static void retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
+
+/* the last of a fragment's nm MOVMs completes this long after its data (they issue sm.movm_interval_cycles
+ * apart from one warp, each sm.movm_latency_cycles long) */
+static inline uint32_t movm_cycles(const gs_tconfig *cf, uint32_t nm) {
+    return cf->sm_movm_latency_cycles + (uint32_t)((nm - 1) * cf->sm_movm_interval_cycles + 0.5);
+}
+
+/* the fragment registers of a wmma.load get the completion of its requests so far (the latest: requests
+ * complete in any order), plus, after the last one, the MOVMs that transpose it (sm.movm_latency_cycles) */
+static void frag_regs(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t part_done, int last) {
+    gs_pend *pd = &sm->pend;
+    uint64_t v = x->nwr ? gs_pend_max(pd, part_done, 0, tw->reg_ready[x->wr[0]]) : part_done;
+    uint32_t nm = last && ts->cfg.sm_movm_latency_cycles ? gs_wmma_load_movms(x) : 0;
+    if (nm) v = gs_pend_max(pd, v, movm_cycles(&ts->cfg, nm), 0);
+    for (uint32_t i = 0; i < x->nwr; i++) {
+        tw->reg_ready[x->wr[i]] = v;
+        tw->reg_kind[x->wr[i]] = GS_WS_LONG_SCOREBOARD;
+        if (gs_is_pend(v)) gs_pend_fix(pd, tw->slot, GS_FIX_REG, x->wr[i]);
+    }
+}
+
+/* sm.frag_requests: issue the next request of the warp's wmma.load (one LSU instruction, one issue slot) */
+static uint32_t issue_frag_part(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
+    const gs_tconfig *cf = &ts->cfg;
+    if (tw->acc_t <= now) {
+        gs_tsm_account(ts, sm, tw, now);
+        add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
+        tw->acc_t = now + 1;
+    }
+    tw->fetch_req = now;
+    sm->iv_issued++;
+    sm->last_issue = now;
+    sm->issued_q++;
+    sc->unit_free[GS_U_LDST] = now + cf->pipes_interval_cycles[GS_U_LDST];
+    const gs_xinst *x = &ts->prog->x[tw->frag_pc];
+    uint64_t lsu0 = sm->lsu.next_free;
+    uint64_t d = gs_tmem_frag_part(ts, sm, tw, x, now, tw->frag_next);
+    tw->frag_next++;
+    tw->frag_left--;
+    frag_regs(ts, sm, tw, x, d, !tw->frag_left);
+    if (sm->lsu.next_free != lsu0) queue_push(ts, sm, GS_Q_LG, max64(now + 1, (lsu0 + (1u << GS_FIX) - 1) >> GS_FIX));
+    next_ready(ts, sm, tw, now + cf->sm_dispatch_latency_cycles, GS_WS_WAIT);
+    return 16;
+}
 
 /* Work of a tensor-core instruction in units of one mma.sync m16n8k16 with 16-bit inputs (the
  * microbenchmarked instruction): 2*m*n*k flops / 4096, doubled for tf32 inputs (half rate), halved for
@@ -341,6 +398,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         add_state(ts, sm, tw, GS_WS_SELECTED, now, now + 1);
         tw->acc_t = now + 1;
     }
+    if (tw->frag_left) return issue_frag_part(ts, sm, sc, tw, now);
     wk->pc_issued[pc]++;
     tw->fetch_req = now;
     uint64_t ti0 = wk->fstats.thread_insts;
@@ -401,7 +459,28 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         kind = GS_WS_SHORT_SCOREBOARD;
     } else if (is_mem) {
         uint64_t leave;
-        done = gs_tmem_issue(ts, sm, tw, x, now, &kind, &leave);
+        const gs_ctx *cx = &wk->ctx;
+        uint32_t parts = cf->sm_frag_requests && x->op == GS_OP_WMMA_LOAD && w->mmask && w->mspace == GS_SPACE_GLOBAL
+                         && cx->nmext && !ts->prog->trace ? gs_frag_requests(cx->mfrag_rows, cx->mfrag_row_bytes) : 0;
+        if (parts > 1) {                               /* the first of the JIT's requests now, the others next */
+            tw->frag_pc = pc;
+            tw->frag_base = cx->mfrag_base;
+            tw->frag_pitch = cx->mfrag_pitch;
+            tw->frag_rows = cx->mfrag_rows;
+            tw->frag_row_bytes = cx->mfrag_row_bytes;
+            tw->frag_next = 1;
+            tw->frag_left = (uint8_t)(parts - 1);
+            done = gs_tmem_frag_part(ts, sm, tw, x, now, 0);
+            leave = done;
+            kind = GS_WS_LONG_SCOREBOARD;
+        } else {
+            done = gs_tmem_issue(ts, sm, tw, x, now, &kind, &leave);
+            if (cf->sm_movm_latency_cycles && x->op == GS_OP_WMMA_LOAD && w->mmask && w->mspace != GS_SPACE_SHARED) {
+                /* a transposed 16-bit fragment from global: the JIT's MOVMs after its loads (exec_wmma.c) */
+                uint32_t nm = gs_wmma_load_movms(x);
+                if (nm) done = gs_pend_max(pd, done, movm_cycles(cf, nm), 0);
+            }
+        }
         if (cp_wait(ts) && is_cp_copy(x) && w->mmask) {      /* the group's data arrives with its last copy */
             uint64_t a = gs_pend_max(pd, done, cf->sm_cp_async_latency_cycles, tw->cp_open);
             if (gs_is_pend(a) && a != tw->cp_open) gs_pend_fix(pd, tw->slot, GS_FIX_CPASYNC, 0);
@@ -616,6 +695,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->age = ts->age++;
         tw->rec_state = 255;
         tw->fetch_left = 0;
+        tw->frag_left = 0;
         tw->fetch_req = now;
         tw->tr_next = NULL;
         gs_subcore *sc = &sm->sc[s % ts->cfg.sm_subcores];

@@ -386,6 +386,8 @@ typedef struct gs_tconfig {
     uint32_t sm_sass_pred_guard_cycles;  /* SASS chains: a compare's predicate read by a guard (0: the pipe's latency) */
     uint32_t sm_cp_async_wait;         /* 1: cp.async.wait_group/wait_all wait for the data of the groups they retire */
     uint32_t sm_cp_async_latency_cycles; /* with sm_cp_async_wait: a copy's data reaches its group this much after a load's would */
+    uint32_t sm_frag_requests;         /* 1: a wmma.load from global issues as the JIT's requests (tsm.c) */
+    uint32_t sm_movm_latency_cycles;   /* wmma.load of transposed 16-bit fragments from global: MOVM after the loads */
     uint32_t sm_wgmma_chain_in_pipe;   /* 1: wgmma on an accumulator of an earlier wgmma waits for the pipe only */
     uint32_t sm_wgmma_issue_cycles;    /* wgmma pipe (with chain_in_pipe, tsm.c wgmma_time): a warp's next issue */
     uint32_t sm_wgmma_latency_cycles;  /*   issue (pipe start) to completion, A in registers, + N x cycles_per_n */
@@ -393,6 +395,7 @@ typedef struct gs_tconfig {
     uint32_t sm_wgmma_queue;           /*   wgmma a sub-core's tensor pipe holds beyond the one it runs */
     uint32_t sm_wgmma_reads_block_loads;   /*   1: its operand reads hold back later global accesses (LSU order) */
     double sm_wgmma_cycles_per_n;      /*   pipe cycles per column of N (with the operands' shared-memory reads) */
+    double sm_movm_interval_cycles;    /* cycles between one warp's MOVMs (sm_movm_latency_cycles) */
     uint32_t pipes_latency_cycles[GS_U__COUNT];
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
