@@ -259,6 +259,47 @@ def test_transposed_wmma_fragments_from_global_wait_for_their_movms(blay, movms)
     assert with_movm - base == (40 + 5 * (movms - 1) if movms else 0)
 
 
+# one warp: a 16x16 f16 fragment from global memory twice (the second time L1 hits), the clock around the second
+WMMA_HIT = """
+  .reg .b32 %ld, %a<8>, %u;
+  .reg .b64 %pa, %pt, %t0, %t1, %z;
+  ld.param.u64 %pa, [p_a];
+  ld.param.u64 %pt, [p_t];
+  ld.param.u32 %ld, [p_ld];
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%pa], %ld;
+  add.u32 %u, %a0, %a7;
+  cvt.u64.u32 %z, %u;
+  and.b64 %z, %z, 0;
+  add.u64 %pa, %pa, %z;
+  mov.u64 %t0, %clock64;
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%pa], %ld;
+  add.u32 %u, %a0, %a7;
+  mov.u64 %t1, %clock64;
+  cvt.u64.u32 %z, %u;
+  and.b64 %z, %z, 0;
+  add.u64 %t1, %t1, %z;
+  sub.u64 %t1, %t1, %t0;
+  st.global.u64 [%pt], %t1;
+  ret;"""
+
+
+@pytest.mark.parametrize("ld,later", [(512, 24), (16, 6)])
+def test_a_fragment_hit_waits_for_its_last_request(ld, later):
+    """The JIT's 4 requests of a fragment go through the L1's data array one after another (one wavefront per
+    cycle): the last starts 24 cycles after the first at a 1 KiB pitch (4 x 8 lines at one offset) and 6 with
+    the tile stored densely (4 x 2 lines), and the fragment is there a hit latency after that."""
+    sim = TimingSim("h200")
+    k = load_kernel(sim, WMMA_HIT, ".param .u64 p_a, .param .u64 p_t, .param .u32 p_ld")
+    a = sim.device.to_device(np.ones((16, ld), np.float16))
+    t = sim.device.to_device(np.zeros(1, np.uint64))
+    sim.flush()
+    sim.launch(k, 1, 32, [a, t, ld])
+    dt = int(sim.device.from_device(t)[0])
+    hit = sim.config["l1.hit_latency_cycles"]
+    # issue of the load, its LSU start one cycle later, the data, the add (4) and the clock read
+    assert hit + later < dt <= hit + later + 12
+
+
 # four warps (one per sub-core): each loads its own 16x16 f16 fragment from global memory (rows 1 KiB apart: the
 # JIT's 4 requests of 8 lines) and reads the clock once the fragment is there (a use of its register)
 WMMA_WARPS = """

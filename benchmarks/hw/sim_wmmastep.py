@@ -52,7 +52,7 @@ def hw_results(path: str) -> dict:
             key, v = f"movm_tp_w{r['warps']}", r["cyc_per_movm_per_sm"]
         elif b == "ldsm":
             key, v = f"ldsm_x{r['x']}{'_t' if r['trans'] else ''}", r["cyc_per_op"]
-        elif b == "ldsm_tp":
+        elif b == "ldsm_tp2":       # ("ldsm_tp" of the first run is void: ptxas hoisted its LDSMs)
             key, v = f"ldsm_tp_w{r['warps']}", r["cyc_per_ldsm_x4_per_sm"]
         elif b == "l1wave":
             key, v = f"l1wave_{r['pattern']}_c{r['chains']}", r["cyc_per_load"]

@@ -267,7 +267,7 @@ int main() {
             ldsm_tp<<<1, 32 * W>>>(n, out, cyc);
             ldsm_tp<<<1, 32 * W>>>(n, out, cyc);
             CK_LAUNCH();
-            printf("RESULT {\"bench\":\"ldsm_tp\",\"warps\":%d,\"rep\":%d,\"cyc_per_ldsm_x4_per_sm\":%.3f}\n", W, rep,
+            printf("RESULT {\"bench\":\"ldsm_tp2\",\"warps\":%d,\"rep\":%d,\"cyc_per_ldsm_x4_per_sm\":%.3f}\n", W, rep,
                    mean_of(cyc, 1) / (n * 8 * W));
         }
     }

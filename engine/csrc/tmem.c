@@ -65,9 +65,16 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint64_t busy = ((uint64_t)lookups << GS_FIX) / cf->l1_lookups_per_cycle;
     uint64_t wf = (uint64_t)(ext ? lookups : gs_coal_wavefronts(&co, lb, sb)) << GS_FIX;
     uint64_t t_tag = gs_res_take(&sm->lsu, now + 1, busy > wf ? busy : wf);
-    uint64_t done = t_tag + cf->l1_hit_latency_cycles;   /* the known part of the completion */
-    uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
+    /* a hit is there the L1's hit latency after its request starts; a fragment's JIT requests follow one
+     * another through the data array (one wavefront per cycle), so its last one starts all but its own
+     * wavefronts after the first: a 16x16 f16 fragment at a 1 KiB pitch 24 cycles later */
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    if (ext && !write) {
+        uint32_t nreq = gs_frag_requests(cx->mfrag_rows, cx->mfrag_row_bytes);
+        if (nreq > 1) hit_lat += lookups - lookups / nreq;
+    }
+    uint64_t done = t_tag + hit_lat;                     /* the known part of the completion */
+    uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
     uint32_t first_w = UINT32_MAX, last_w = 0;            /* this store's MISS nodes (LEAVE node below) */
     for (uint32_t i = 0; i < co.nl; i++) {
         uint64_t line = co.lines[i];
