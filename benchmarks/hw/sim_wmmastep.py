@@ -4,6 +4,7 @@ file exists. Run from the repository root with the project's Python:
 
     python benchmarks/hw/sim_wmmastep.py [--hw benchmarks/hw/results/h200_wmmastep.txt] [--only REGEX] [--set K=V]
     python benchmarks/hw/sim_wmmastep.py --l1wave [--hw benchmarks/hw/results/h200_l1wave.txt]   # l1wave.cu
+    python benchmarks/hw/sim_wmmastep.py --l1sector [--hw benchmarks/hw/results/h200_l1sector.txt]   # l1sector.cu
 
 simple: cycles per k step of hgemm_wmma_simple's loop, one CTA of W warps; "same": every step re-reads step 0's
 fragments (L1 hits after the first step); "warm": A and B L2-resident, the L1 empty (the launch again after a
@@ -56,6 +57,8 @@ def hw_results(path: str) -> dict:
             key, v = f"ldsm_tp_w{r['warps']}", r["cyc_per_ldsm_x4_per_sm"]
         elif b == "l1wave":
             key, v = f"l1wave_{r['pattern']}_c{r['chains']}", r["cyc_per_load"]
+        elif b == "l1sector":
+            key, v = f"l1sector_{r['mode']}", r["cyc_per_load"]
         elif b == "tiled":
             key, v = f"tiled_{r['grid']}", r["cyc_per_iter"]
         else:
@@ -70,9 +73,12 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--l1wave", action="store_true", help="l1wave.cu's latency per L1-hit load against its wavefronts")
+    ap.add_argument("--l1sector", action="store_true", help="l1sector.cu's L2-hit latency: new lines against sectors")
     a = ap.parse_args()
     if a.l1wave:
         return l1wave(a)
+    if a.l1sector:
+        return l1sector(a)
     ptx = ptx_of("wmmastep.cu", "sm_90")
     hw = hw_results(a.hw)
     sim = TimingSim("h200", overrides=a.set)
@@ -180,6 +186,33 @@ def l1wave(a) -> None:
             got = float(np.frombuffer(dev.read(cyc, 8), np.uint64)[0]) / (n * 8)
             h = hw.get(key)
             print(f"{key:24s} {h or 0:9.2f} {got:9.2f} {100 * (got - h) / h if h else 0:+6.1f}%", flush=True)
+
+
+def l1sector(a) -> None:
+    """l1sector.cu: one warp's dependent fragment-like loads from the L2, cycles per load, per mode"""
+    hwf = a.hw if a.hw != str(HW / "results" / "h200_wmmastep.txt") else str(HW / "results" / "h200_l1sector.txt")
+    hw = hw_results(hwf)
+    ptx = ptx_of("l1sector.cu", "sm_90")
+    sim = TimingSim("h200", overrides=a.set)
+    dev = sim.device
+    name = "_Z4sectPjiiiS_Py"
+    k = dev.load_ptx(one_entry(ptx, name)).kernel(name)
+    buf = dev.malloc(64 << 20)
+    dev.write(buf, bytes(64 << 20))
+    out, cyc = dev.malloc(1024 * 4), dev.malloc(64 * 8)
+    n = 256
+    print(f"{'l1sector.cu case':24s} {'H200':>9s} {'model':>9s} {'error':>7s}   cycles per dependent load")
+    for mode, step in (("newline", 128), ("sector", 32), ("half", 16), ("same", 0)):
+        key = f"l1sector_{mode}"
+        if a.only and not re.search(a.only, key):
+            continue
+        sim.flush()
+        argv = (buf, n * step + 1024, step, n, out, cyc)
+        sim.launch(k, 1, 32, argv)
+        sim.launch(k, 1, 32, argv)
+        got = float(np.frombuffer(dev.read(cyc, 8), np.uint64)[0]) / n
+        h = hw.get(key)
+        print(f"{key:24s} {h or 0:9.2f} {got:9.2f} {100 * (got - h) / h if h else 0:+6.1f}%", flush=True)
 
 
 if __name__ == "__main__":
