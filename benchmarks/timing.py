@@ -49,9 +49,9 @@ GOAL_MEDIAN, GOAL_MIN, GOAL_RATIO = 3e6, 2e6, 1.7
 DEFAULT = "sgemm_tiled16_512,sgemm_rb64_1024,hgemm_wmma_tiled_512,saxpy_16M,softmax_4096x128"
 
 
-def time_case(case, config, threads, repeat):
+def time_case(case, config, threads, repeat, overrides=()):
     best, stats = None, None
-    sim = TimingSim(config, threads=threads)
+    sim = TimingSim(config, overrides, threads=threads)
     for _ in range(repeat):
         kernel, args, _, bufs = prepare(case, sim.device)
         sim.flush()
@@ -82,13 +82,14 @@ import hashlib, json, os, sys, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 root, name, config, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 cap = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+overrides = json.loads(sys.argv[6]) if len(sys.argv) > 6 else []
 sys.path.insert(0, root)
 from engine.cases import load_suite
 from engine.errors import LimitExceeded
 from engine.runner import prepare
 from engine.timing import TimingSim, ffi, lib, stats_dict
 case = load_suite()[name]
-sim = TimingSim(config, threads=threads)
+sim = TimingSim(config, overrides, threads=threads)
 kernel, args, _, bufs = prepare(case, sim.device)
 sim.flush()
 capped = False
@@ -107,8 +108,9 @@ print(json.dumps({"wall": wall, "cpu": cpu, "insts": st["warp_insts"], "cycles":
 """
 
 
-def run_child(root, name, config, threads, cap=0):
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), name, config, str(threads), str(cap)],
+def run_child(root, name, config, threads, cap=0, overrides=()):
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), name, config, str(threads), str(cap),
+                          json.dumps(list(overrides))],
                          capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{name} in {root}: {out.stderr.strip()[-2000:]}")
@@ -119,7 +121,8 @@ def compare_baseline(a, names, counts):
     here = Path(__file__).resolve().parent.parent
     base = Path(a.baseline).resolve()
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
-          f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}")
+          f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}"
+          + (f"; this checkout with {a.set}" if a.set else ""))
     head = f"{'case':28s} {'warp insts':>12s}"
     for t in counts:
         head += f" {f'{t}T base M/s':>12s} {f'{t}T new M/s':>11s} {'new/base':>8s}"
@@ -131,7 +134,7 @@ def compare_baseline(a, names, counts):
             best = {}
             for _ in range(a.repeat):
                 for which, root in (("base", base), ("new", here)):
-                    r = run_child(root, name, a.config, t)
+                    r = run_child(root, name, a.config, t, 0, a.set if which == "new" else ())
                     key = "cpu" if t == 1 else "wall"
                     if which not in best or r[key] < best[which][key]:
                         best[which] = r
@@ -175,7 +178,7 @@ def suite_jobs(a, suite, names, counts):
           f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts")
     t0 = time.perf_counter()
     with ThreadPoolExecutor(a.jobs) as ex:
-        futs = {nt: ex.submit(run_child, here, nt[0], a.config, nt[1], a.max_insts) for nt in tasks}
+        futs = {nt: ex.submit(run_child, here, nt[0], a.config, nt[1], a.max_insts, a.set) for nt in tasks}
         res = {nt: f.result() for nt, f in futs.items()}
     head = f"{'case':28s} {'warp insts':>12s} {'sim cycles':>11s} {'1T CPU M/s':>10s}"
     for t in counts:
@@ -229,6 +232,9 @@ def main(argv=None):
     ap.add_argument("--suite", action="store_true", help="every case of the public suite")
     ap.add_argument("--threads", default="1,2", help="thread counts, the first is the baseline")
     ap.add_argument("--config", default="h200")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config override for this checkout's launches (with --baseline: not the baseline's, so "
+                         "'--baseline . --set l2.coalesce_reads=0' is the cost of one setting; statistics then differ)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--functional", action="store_true")
     ap.add_argument("--baseline", metavar="DIR", help="compare with the (built) checkout in DIR, launch by launch")
@@ -256,7 +262,7 @@ def main(argv=None):
         case = suite[name]
         row, walls, stats0, same = f"{name:28s}", [], None, True
         for t in counts:
-            wall, st, _ = time_case(case, a.config, t, a.repeat)
+            wall, st, _ = time_case(case, a.config, t, a.repeat, a.set)
             if stats0 is None:
                 stats0 = st
                 row += f" {st['warp_insts']:12,d} {st['gpu_sim_cycle']:11,d}"
