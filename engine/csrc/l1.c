@@ -14,6 +14,27 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
         uint64_t a;
         if (ext) a = ext[q];
         else { int l = __builtin_ctz(mm); mm &= mm - 1; a = lane_addr[l]; }
+        uint64_t off = a & (sb - 1);
+        if (!ext && !atomic && size && off + size <= sb && sb <= 32) {
+            /* the usual lane: a plain access inside one sector (what the loop below does for it, in short) */
+            uint64_t line = a >> line_shift;
+            uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift), i = hint;
+            if (i >= nl || o->lines[i] != line) {
+                i = 0;
+                while (i < nl && o->lines[i] != line) i++;
+            }
+            hint = i;
+            if (i == nl) {
+                if (nl == GS_COAL_MAX) continue;
+                o->lines[nl] = line; o->masks[nl] = 0;
+                memset(o->lane_ops[nl], 0, 8); memset(o->same_ops[nl], 0, 8); memset(o->bytes_w[nl], 0, sizeof o->bytes_w[nl]);
+                nl++;
+            }
+            o->masks[i] |= (uint8_t)(1u << sec);
+            if (o->lane_ops[i][sec] < 255) o->lane_ops[i][sec]++;
+            o->bytes_w[i][sec] |= (uint32_t)((size >= 32 ? 0xffffffffull : ((1ull << size) - 1)) << off);
+            continue;
+        }
         uint64_t end = a + size;
         for (uint64_t s = a >> sector_shift << sector_shift; s < end; s += sb) {
             uint64_t line = s >> line_shift;

@@ -141,6 +141,51 @@ static void test_coalesce_matches_scan(void) {
     CHECK_EQ(co.same_ops[0][0], 4);                      /* lanes 0-15: word 0 has lanes 0, 5, 10, 15 */
 }
 
+/* a warp's lane accesses (the coalescer's one-sector shortcut, and lanes across sectors and lines) give what
+ * a plain per-sector scan gives: lines in first-touch order, sector masks, lane counts and bytes written */
+static void test_coalesce_lanes_match_scan(void) {
+    static gs_coal co;
+    uint64_t a[32], lines[GS_COAL_MAX], x = 0x2545F4914F6CDD1Dull;
+    uint8_t masks[GS_COAL_MAX], ops[GS_COAL_MAX][8];
+    uint32_t bw[GS_COAL_MAX][8];
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32};
+    int bad = 0;
+    for (int round = 0; round < 3000 && !bad; round++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t size = sizes[x % 6], mask = round % 4 ? (uint32_t)(x >> 16) : 0xffffffffu;
+        uint32_t kind = (uint32_t)(x >> 8) % 4;
+        for (int l = 0; l < 32; l++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint64_t base = 0x7f0000001000ull;
+            if (kind == 0) a[l] = base + (uint64_t)l * size;                          /* contiguous */
+            else if (kind == 1) a[l] = base + ((x >> 20) % 64) * size;                 /* gathered, aligned */
+            else if (kind == 2) a[l] = base + (x >> 20) % 8192;                        /* any byte: straddles */
+            else a[l] = base + (uint64_t)l * 4096 + (x >> 40) % 3 * size;              /* a line per lane */
+        }
+        uint32_t nl = 0;
+        memset(masks, 0, sizeof masks); memset(ops, 0, sizeof ops); memset(bw, 0, sizeof bw);
+        for (uint32_t m = mask; m; m &= m - 1) {
+            uint64_t p = a[__builtin_ctz(m)], end = p + size;
+            for (uint64_t s0 = p >> 5 << 5; s0 < end; s0 += 32) {
+                uint32_t i = 0, sec = (uint32_t)((s0 & 127) >> 5);
+                while (i < nl && lines[i] != s0 >> 7) i++;
+                if (i == nl) { if (nl == GS_COAL_MAX) break; lines[nl++] = s0 >> 7; }
+                masks[i] |= (uint8_t)(1u << sec);
+                ops[i][sec]++;
+                uint64_t lo = p > s0 ? p - s0 : 0, hi = end < s0 + 32 ? end - s0 : 32;
+                bw[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << lo);
+            }
+        }
+        gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), size, 7, 5, 0);
+        bad = co.nl != nl;
+        for (uint32_t i = 0; i < nl && !bad; i++)
+            bad = co.lines[i] != lines[i] || co.masks[i] != masks[i] || memcmp(co.lane_ops[i], ops[i], 8) ||
+                  memcmp(co.bytes_w[i], bw[i], sizeof bw[i]);
+        if (bad) printf("coalesce: round %d (size %u, kind %u) differs from the scan\n", round, size, kind);
+    }
+    CHECK(!bad);
+}
+
 static void test_l1_lookup(void) {
     gs_cache c;
     CHECK(gs_cache_init(&c, 2 * 128, 128, 32, 2) == 0);
@@ -183,6 +228,7 @@ static void test_icnt(void) {
 int main(void) {
     test_coalesce();
     test_coalesce_matches_scan();
+    test_coalesce_lanes_match_scan();
     test_shared_banks();
     test_fragment_lookups();
     test_coal_wavefronts();
