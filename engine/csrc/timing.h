@@ -218,6 +218,7 @@ struct gs_tsim {
     atomic_int mem_busy;
     uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
     int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
+    _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms) */
     uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
     uint64_t mem_issued;               /* warp instructions they issued in the quantum */
     uint64_t last_issue_cycle;

@@ -83,7 +83,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
         gs_tsm *sm = &ts->sms[s];
         sm->id = (int)s;
-        sm->wk = ts->wk ? &ts->wk[s % nt] : NULL;
+        sm->wk = ts->wk ? &ts->wk[s % nt] : NULL;     /* (run_one sets the thread that runs it) */
         sm->tw = gs_line_calloc(c->sm_max_warps, sizeof *sm->tw);
         sm->ctas = gs_line_calloc(c->sm_max_ctas, sizeof *sm->ctas);
         sm->sc = gs_line_calloc(c->sm_subcores, sizeof *sm->sc);
@@ -583,55 +583,66 @@ static void mem_advance(gs_tsim *ts) {
     }
 }
 
-/* One thread's share of a quantum [now, q_end): its SMs (every step-th from the k-th), each through its
- * cycles, each followed by whatever memory phases can run (mem_advance). An SM always uses the state of
- * thread s mod nthreads (sm->wk), whichever thread runs it; a faulted thread's SMs stop there. */
-static void run_range(gs_tsim *ts, uint32_t k, uint32_t step) {
+/* SM s through its cycles of the quantum [now, q_end) with thread state wk, then whatever memory phases
+ * can run (mem_advance); `next`: the SM this thread probably runs next (prefetched). Returns -1 if it
+ * faulted (its memory phase never runs: the cursor stops there). */
+static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
     uint64_t T = ts->now, E = ts->q_end;
-    uint32_t q = ts->quantum;
-    for (uint32_t s = k; s < ts->cfg.gpu_num_sms; s += step) {
-        gs_tsm *sm = &ts->sms[s];
-        gs_worker *wk = sm->wk;
-        if (wk->status == GS_FAULTED) {
-            if (step == ts->nthreads) return;
-            continue;
+    gs_tsm *sm = &ts->sms[s];
+    sm->issued_q = 0;
+    if (sm->next_event >= E) {                        /* nothing to do in this quantum */
+        atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
+        if (atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
+        return 0;
+    }
+    sm->wk = wk;
+    /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
+     * reading their array pointers stalls on host cache misses) */
+    if (next < ts->cfg.gpu_num_sms && ts->sms[next].next_event < E) {
+        const gs_tsm *nx = &ts->sms[next];
+        for (uint32_t j = 0; j < ts->cfg.sm_subcores; j++) {
+            __builtin_prefetch(&nx->sc[j], 0, 2);
+            __builtin_prefetch((const char *)&nx->sc[j] + 64, 0, 2);
+            __builtin_prefetch(nx->sc[j].rdy, 0, 2);
+            __builtin_prefetch(nx->sc[j].unit, 0, 2);
+            __builtin_prefetch(nx->sc[j].warps, 0, 2);
         }
-        sm->issued_q = 0;
-        if (sm->next_event >= E) {                    /* nothing to do in this quantum */
-            atomic_store_explicit(&sm->phase_done, q, memory_order_release);
-            if (atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
-            continue;
-        }
-        /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
-         * reading their array pointers stalls on host cache misses) */
-        if (s + step < ts->cfg.gpu_num_sms && sm[step].next_event < E) {
-            const gs_tsm *nx = sm + step;
-            for (uint32_t j = 0; j < ts->cfg.sm_subcores; j++) {
-                __builtin_prefetch(&nx->sc[j], 0, 2);
-                __builtin_prefetch((const char *)&nx->sc[j] + 64, 0, 2);
-                __builtin_prefetch(nx->sc[j].rdy, 0, 2);
-                __builtin_prefetch(nx->sc[j].unit, 0, 2);
-                __builtin_prefetch(nx->sc[j].warps, 0, 2);
-            }
-        }
-        while (sm->next_event < E) {
-            uint64_t now = sm->next_event < T ? T : sm->next_event;
-            gs_tsm_cycle(ts, sm, now);
-            if (wk->status == GS_FAULTED) break;      /* its memory phase never runs: the cursor stops here */
-            if (sm->next_event <= now) sm->next_event = now + 1;
-        }
-        if (wk->status == GS_FAULTED) {
-            if (step == ts->nthreads) return;
-            continue;
-        }
-        atomic_store_explicit(&sm->phase_done, q, memory_order_release);
-        mem_advance(ts);
+    }
+    while (sm->next_event < E) {
+        uint64_t now = sm->next_event < T ? T : sm->next_event;
+        gs_tsm_cycle(ts, sm, now);
+        if (wk->status == GS_FAULTED) return -1;
+        if (sm->next_event <= now) sm->next_event = now + 1;
+    }
+    atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
+    mem_advance(ts);
+    return 0;
+}
+
+/* One thread's share of a quantum: the next SM in index order that no thread has taken yet, until none is
+ * left (a shared counter: a thread that finishes a busy SM early takes the next one, so the threads end the
+ * quantum together, and the memory phases, which run in SM order, keep up with them; the device host's
+ * comparison of splits, request speed3b, found this one fastest). Which thread runs an SM, and so whose state
+ * (counters, functional context) it uses, changes nothing but the speed: the totals are sums. A thread
+ * stops at its first fault (the lowest faulting SM is reported: every lower SM is run by some thread). */
+static void run_sms(void *arg, uint32_t k) {
+    gs_tsim *ts = arg;
+    gs_worker *wk = &ts->wk[k];
+    uint32_t n = ts->cfg.gpu_num_sms, nt = ts->nthreads;
+    for (;;) {
+        uint32_t s = atomic_fetch_add(&ts->next_sm, 1);
+        if (s >= n || run_one(ts, s, wk, s + nt)) return;
     }
 }
 
-static void run_sms(void *arg, uint32_t k) {
-    gs_tsim *ts = arg;
-    run_range(ts, k, ts->nthreads);
+/* the whole quantum on the calling thread (a faulted SM's thread state stops its later SMs, as on
+ * the threads) */
+static void run_all(gs_tsim *ts) {
+    for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++) {
+        gs_worker *wk = &ts->wk[s % ts->nthreads];
+        if (wk->status == GS_FAULTED) continue;
+        run_one(ts, s, wk, s + 1);
+    }
 }
 
 /* Below this many warp instructions in the last quantum, the next one runs on the calling thread alone:
@@ -664,7 +675,8 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED;
         ts->mem_issued = 0;
         gs_rec_stage_on(&ts->rec);
-        if (light) run_range(ts, 0, 1);
+        atomic_store(&ts->next_sm, 0);
+        if (light) run_all(ts);
         else gs_pool_run(ts->pool, run_sms, ts);
         int faulted = -1;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
