@@ -676,7 +676,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         ts->mem_issued = 0;
         gs_rec_stage_on(&ts->rec);
         atomic_store(&ts->next_sm, 0);
-        if (light) run_all(ts);
+        if (light || ts->nthreads == 1) run_all(ts);     /* (one thread: no shared counter to take SMs from) */
         else gs_pool_run(ts->pool, run_sms, ts);
         int faulted = -1;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
