@@ -48,6 +48,10 @@ class P:
 SCHEMA: list[P] = [
     P("gpu.name", str, "generic", "", doc="marketing name"),
     P("gpu.num_sms", int, 132, "SMs", 1, 1024),
+    P("gpu.gpcs", int, 1, "GPCs", 1, 1024,
+      doc="GPCs, in CTA dispatch order: SM k belongs to the GPC whose block of consecutive SMs holds k; GPCs hold "
+          "whole TPCs of 2 SMs, the TPCs left over go one each to the last GPCs (the H200: 8 GPCs of "
+          "16/16/16/16/16/16/18/18 SMs in the order the first wave's CTAs reach them)"),
     P("gpu.sm_clock_mhz", float, 1980.0, "MHz", 100, 5000, doc="SM clock: cycles are SM cycles"),
     P("gpu.kernel_launch_cycles", int, 0, "cycles", 0, 10**7, doc="from launch until the first CTA starts"),
     P("gpu.kernel_end_cycles", int, 0, "cycles", 0, 10**7, doc="from the last warp's end until the kernel ends"),
@@ -206,6 +210,12 @@ SCHEMA += [
       doc="N >= 2: a read of a sector that an earlier read is still waiting for at the same slice (arrived, answer "
           "not yet out) merges with it, up to N reads per slice lookup: no slice port time, the same answer "
           "(request coalescing in front of the L2); 0 or 1: every read takes the slice's port"),
+    P("l2.coalesce_gpc", int, 0, "bool", 0, 1,
+      doc="1: only reads from SMs of the same GPC (gpu.gpcs) merge, in one table per GPC; 0: reads reaching the "
+          "same slice merge, whichever SM sent them"),
+    P("l2.coalesce_until_lookup", int, 0, "bool", 0, 1,
+      doc="1: a read merges with an earlier one only until that read's tag lookup at the slice it reaches first "
+          "(it waits in the slice's queue); 0: until its answer is out"),
     P("l2.store_ack", int, 0, "bool", 0, 1,
       doc="1: a store is complete (its warp may end) when the L2's acknowledgement is back in the SM "
           "(GPGPU-Sim); 0: when the L2 accepted it"),

@@ -32,12 +32,11 @@ PTX = f""".version 8.0
   mov.u32 %tid, %tid.x;
   mul.wide.u32 %off, %tid, 16;
   add.u64 %src, %src, %off;
-  setp.ne.u32 %p, %sh, 0;
-  @%p bra SHARED;
   mov.u32 %o, %ctaid.x;
+  setp.ne.u32 %p, %sh, 0;
+  @%p rem.u32 %o, %o, %sh;
   mul.wide.u32 %cta, %o, {BYTES};
   add.u64 %src, %src, %cta;
-SHARED:
   mov.u32 %dst, sm;
   shl.b32 %o, %tid, 4;
   add.u32 %dst, %dst, %o;
@@ -61,9 +60,10 @@ LOOP:
 """
 
 
-def run(coalesce: int, shared: int) -> dict:
-    """one launch; coalesce: l2.coalesce_reads (4: the H200's, calibration.md 5m; 0: none)"""
-    sim = TimingSim("h200", overrides=["sm.cp_async_wait=1", f"l2.coalesce_reads={coalesce}"])
+def run(coalesce: int, shared: int, more: tuple = ()) -> dict:
+    """one launch; coalesce: l2.coalesce_reads (4: the H200's, calibration.md 5o; 0: none); shared: 0, every CTA
+    its own data; G >= 1, CTA b reads group b % G's (1: all the same)"""
+    sim = TimingSim("h200", overrides=["sm.cp_async_wait=1", f"l2.coalesce_reads={coalesce}", *more])
     dev = sim.device
     k = dev.load_ptx(PTX).kernel("k")
     src = np.arange(CTAS * BYTES // 4, dtype=np.uint32) * 3 + 1
@@ -72,7 +72,8 @@ def run(coalesce: int, shared: int) -> dict:
     st = dict(sim.launch(k, CTAS, THREADS, [d_in, d_out, np.uint32(shared)]).stats)
     got = dev.from_device(d_out).reshape(CTAS, THREADS)
     words = src.reshape(-1, 4)[:, 0]                     # lane t copied word 0 of its 16 bytes
-    want = np.tile(words[:THREADS], (CTAS, 1)) if shared else words.reshape(CTAS, THREADS)
+    group = np.arange(CTAS) % shared if shared else np.arange(CTAS)
+    want = words.reshape(CTAS, THREADS)[group]
     assert (got == want).all()
     return st
 
@@ -117,3 +118,18 @@ def test_distinct_data_does_not_coalesce(distinct_runs):
     off, on = distinct_runs[0], distinct_runs[4]
     assert on["L2_coalesced_reads"] == 0
     assert on["gpu_sim_cycle"] == off["gpu_sim_cycle"] and on["L2_read_sectors"] == off["L2_read_sectors"]
+
+
+def test_reads_merge_only_within_a_gpc():
+    """kloop.cu shdramG on the H200 (calibration.md 5s): with 33 groups the 4 CTAs sharing each line sit in 4 GPCs
+    and none of their reads merge; with 8 groups about half do, as the GPC layout predicts. The model's
+    coalescer per GPC (l2.coalesce_gpc, gpu.gpcs = 8) does the same; one per slice merges across GPCs."""
+    requested = CTAS * REPS * BYTES // 32
+    per_gpc = {g: run(4, g) for g in (1, 8, 33)}
+    assert per_gpc[33]["L2_coalesced_reads"] == 0
+    assert 0 < per_gpc[8]["L2_coalesced_reads"] < per_gpc[1]["L2_coalesced_reads"]
+    across = run(4, 33, ("l2.coalesce_gpc=0",))
+    assert across["L2_coalesced_reads"] > requested // 4
+    # one GPC for the whole GPU: every sharer may merge again
+    one = run(4, 33, ("gpu.gpcs=1",))
+    assert one["L2_coalesced_reads"] > requested // 4

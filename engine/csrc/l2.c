@@ -46,8 +46,12 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     uint32_t sps = l2->nslices / l2->partitions;
     for (uint32_t i = 0; i < l2->nslices; i++) { l2->part_of[i] = i / sps; l2->in_part[i] = i % sps; }
     l2->coalesce = c->l2_coalesce_reads;
+    l2->rc_gpc = c->l2_coalesce_gpc;
+    l2->rc_until_lookup = c->l2_coalesce_until_lookup;
+    l2->gpcs = c->gpu_gpcs ? c->gpu_gpcs : 1;
     if (c->l2_coalesce_reads > 1) {
-        l2->rc = calloc((size_t)l2->nslices * GS_L2_RC_ENTRIES, sizeof *l2->rc);
+        l2->rc_count = l2->rc_gpc ? (size_t)l2->gpcs * GS_L2_RC_GPC_ENTRIES : (size_t)l2->nslices * GS_L2_RC_ENTRIES;
+        l2->rc = calloc(l2->rc_count, sizeof *l2->rc);
         if (!l2->rc) return -1;
     }
     return 0;
@@ -68,7 +72,7 @@ void gs_l2_free(gs_l2 *l2) {
 
 void gs_l2_reset(gs_l2 *l2) {
     for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
-    if (l2->rc) memset(l2->rc, 0, (size_t)l2->nslices * GS_L2_RC_ENTRIES * sizeof *l2->rc);
+    if (l2->rc) memset(l2->rc, 0, l2->rc_count * sizeof *l2->rc);
 }
 
 void gs_l2_flush(gs_l2 *l2) {
@@ -231,14 +235,17 @@ static inline uint32_t first_slice(const gs_l2 *l2, uint32_t part, uint32_t home
     return part * (l2->nslices / l2->partitions) + l2->in_part[home];
 }
 
+/* *t_look (may be NULL): when the slice the request reaches first took it in (its tag lookup) */
 static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                              uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req, uint64_t line, uint32_t home) {
+                              uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req, uint64_t line, uint32_t home,
+                              uint64_t *t_look) {
     uint32_t near = first_slice(l2, part, home);
     if (near == home)
-        return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, NULL, wmask, req);
+        return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, t_look, wmask, req);
     uint64_t half = l2->far_latency / 2, tin = 0;
     if (kind == GS_L2_READ) {
         uint64_t r = slice_access(l2, near, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);
+        if (t_look) *t_look = tin;
         if (r) return r;
         r = slice_access(l2, home, addr, tin + half, GS_L2_READ, 0, 0, t_dram, 1, NULL, 0, req) + half;
         /* keep a copy in the near partition */
@@ -263,35 +270,41 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
     return kind == GS_L2_WRITE ? r : r + half;
 }
 
-/* l2.coalesce_reads: the entry of a sector in the table of the slice a request from partition `part`
- * reaches first (its home slice, or the near copy's slice for a far-homed line) */
-static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t home, uint64_t key) {
+/* l2.coalesce_reads: the entry of a sector in the table its reads merge in: the GPC's (l2.coalesce_gpc), else
+ * that of the slice a request from partition `part` reaches first (its home slice, or the near copy's slice
+ * for a far-homed line) */
+static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t gpc, uint32_t home, uint64_t key) {
+    if (l2->rc_gpc) return &l2->rc[(size_t)gpc * GS_L2_RC_GPC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_GPC_ENTRIES)];
     uint32_t s = first_slice(l2, part, home);
     return &l2->rc[(size_t)s * GS_L2_RC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_ENTRIES)];
 }
 
-uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                           uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
     uint64_t line = addr >> l2->line_shift;
     uint32_t home = gs_l2_slice_of(l2, line);
-    if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+    if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
     uint64_t key = (addr >> l2->sector_shift) + 1;
-    gs_l2rc *e = rc_entry(l2, part, home, key);
+    if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
+    gs_l2rc *e = rc_entry(l2, part, gpc, home, key);
     if (kind != GS_L2_READ) {
-        /* a write or atomic ends the merging of reads of its sector (from every partition, this one included) */
-        for (uint32_t p = 0; p < l2->partitions; p++) {
-            gs_l2rc *o = rc_entry(l2, p, home, key);
+        /* a write or atomic ends the merging of reads of its sector (in every table, this one included) */
+        uint32_t n = l2->rc_gpc ? l2->gpcs : l2->partitions;
+        for (uint32_t p = 0; p < n; p++) {
+            gs_l2rc *o = l2->rc_gpc ? rc_entry(l2, 0, p, home, key) : rc_entry(l2, p, 0, home, key);
             if (o->key == key) o->key = 0;
         }
-        return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+        return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
     }
-    if (e->key == key && e->arr <= t && t < e->done && e->reads < l2->coalesce) {
+    if (e->key == key && e->arr <= t && t < e->until && e->reads < l2->coalesce) {
         e->reads++;
         l2->st->l2_coalesced++;
         return e->done;
     }
-    uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home);
+    uint64_t look = 0;
+    uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, &look);
     e->key = key; e->arr = t; e->done = r; e->reads = 1;
+    e->until = l2->rc_until_lookup ? look : r;
     return r;
 }
 

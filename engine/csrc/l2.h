@@ -9,7 +9,8 @@
  * an address owned by a far partition is looked up in a copy in the near one first. With
  * l2.coalesce_reads = N a read of a sector that an earlier read is still waiting for at the slice it
  * reaches first (arrived no later, answer not yet out) gets that read's answer without taking a slice,
- * up to N reads per lookup.
+ * up to N reads per lookup. With l2.coalesce_gpc only reads from SMs of one GPC merge (gs_l2_access_from's
+ * `gpc`; one table per GPC), and with l2.coalesce_until_lookup only until the earlier read's tag lookup.
  */
 #ifndef GS_L2_H
 #define GS_L2_H
@@ -31,17 +32,20 @@ typedef struct gs_l2slice {
 /* l2.coalesce_reads: per slice, the latest read of each of a few sectors (direct-mapped by sector; a
  * newer read of another sector in the same entry replaces it), for merging a read of a sector with
  * one that is still waiting for its answer */
-enum { GS_L2_RC_ENTRIES = 1024 };
+enum { GS_L2_RC_ENTRIES = 1024, GS_L2_RC_GPC_ENTRIES = 16384 };
 typedef struct gs_l2rc {
     uint64_t key;                      /* sector number + 1; 0: empty */
-    uint64_t arr, done;                /* the read's arrival at the L2 and its answer */
+    uint64_t arr, until, done;         /* the read's arrival at the L2, the end of its merge window, its answer */
     uint32_t reads;                    /* reads answered by it so far (itself and those merged) */
 } gs_l2rc;
 
 typedef struct gs_l2 {
     gs_l2slice *sl;
-    gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES, NULL without l2.coalesce_reads */
+    gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES (gpcs * GS_L2_RC_GPC_ENTRIES with
+                                        * l2.coalesce_gpc), NULL without l2.coalesce_reads */
     uint32_t coalesce;                 /* l2.coalesce_reads: reads one lookup may answer (0, 1: no merging) */
+    size_t rc_count;                   /* entries of rc */
+    uint32_t rc_gpc, rc_until_lookup, gpcs;  /* l2.coalesce_gpc, l2.coalesce_until_lookup, gpu.gpcs */
     uint32_t nslices, partitions, line_bytes, sector_bytes, interleave_bytes, hash, fetch_bytes;
     uint32_t write_miss_dram;          /* l2.write_miss_dram */
     uint32_t line_shift, sector_shift;
@@ -64,7 +68,12 @@ uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line);
 /* Contract: every sector of [addr, addr + bytes) valid and clean in its home slice, data present at
  * `now` (a host-to-device copy leaves its data in the L2, as GPGPU-Sim's gpgpu_perf_sim_memcpy does). */
 void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now);
-uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                      uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
+uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                           uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
+/* the same from GPC 0 */
+static inline uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                                    uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+    return gs_l2_access_from(l2, part, 0, addr, t, kind, nops, same, t_dram, wmask, req);
+}
 
 #endif

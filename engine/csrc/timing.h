@@ -132,6 +132,7 @@ typedef struct gs_tsm {
     gs_pend pend;
     gs_atomq atomq;
     uint32_t part;                     /* L2 partition the SM is attached to */
+    uint32_t gpc;                      /* its GPC (gpu.gpcs) */
     gs_tw *tw;                         /* max_warps slots */
     gs_tcta *ctas;                     /* max_ctas slots */
     gs_subcore *sc;

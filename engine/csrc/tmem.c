@@ -165,7 +165,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             }
             uint64_t t_out, t_dram = 0;
             uint64_t t_l2in = gs_icnt_send(&ts->icnt, &sm->icnt, depart, n->write, &t_out);
-            uint64_t t_l2 = gs_l2_access(&ts->l2, sm->part, n->addr, t_l2in,
+            uint64_t t_l2 = gs_l2_access_from(&ts->l2, sm->part, sm->gpc, n->addr, t_l2in,
                                          n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ,
                                          n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
             uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);

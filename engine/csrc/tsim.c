@@ -59,6 +59,22 @@ static int check_config(const gs_tconfig *c, char *err, uint32_t n) {
 #undef NEED
 }
 
+/* gpu.gpcs: SM k (in the order the first wave's CTAs reach the SMs) belongs to the GPC whose block of
+ * consecutive SMs holds it; a GPC holds whole TPCs of 2 SMs (single SMs when there are more GPCs than TPCs),
+ * the TPCs left over go one each to the last GPCs, and an odd SM to the last one (the H200: 132 SMs in
+ * GPCs of 16 x 6 then 18 x 2, cta_starts.cu; calibration.md 5s) */
+static void assign_gpcs(gs_tsim *ts, const gs_tconfig *c) {
+    uint32_t g = c->gpu_gpcs ? c->gpu_gpcs : 1, n = c->gpu_num_sms;
+    if (g > n) g = n;
+    uint32_t unit = n / 2 >= g ? 2 : 1;                 /* more GPCs than TPCs: whole SMs */
+    uint32_t units = n / unit, per = units / g, extra = units % g, s = 0;
+    for (uint32_t k = 0; k < g; k++) {
+        uint32_t size = unit * (per + (k >= g - extra));
+        if (k == g - 1) size = n - s;                    /* the last GPC takes what is left */
+        for (uint32_t j = 0; j < size && s < n; j++) ts->sms[s++].gpc = k;
+    }
+}
+
 gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (check_config(cfg, err, errlen)) return NULL;
     gs_tsim *ts = aligned_alloc(64, (sizeof *ts + 63) / 64 * 64);   /* its cache-line-aligned parts */
@@ -114,6 +130,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->l1_sector_shift = (uint32_t)__builtin_ctz(c->l1_sector_bytes);
     for (uint32_t s = 0; s < c->gpu_num_sms; s++)
         ts->sms[s].part = (uint32_t)((uint64_t)s * c->l2_partitions / c->gpu_num_sms);
+    assign_gpcs(ts, c);
     return ts;
 }
 

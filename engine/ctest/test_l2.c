@@ -1,5 +1,6 @@
 /* test_l2.c — L2 slices: hits and misses, write-allocate without fetch, dirty write-back, DRAM fetch
- * granularity, near-partition copies, the atomic unit, read coalescing (l2.coalesce_reads). Built by tests/test_c_units.py with l2.c,
+ * granularity, near-partition copies, the atomic unit, read coalescing (l2.coalesce_reads, per GPC, until the
+ * lookup). Built by tests/test_c_units.py with l2.c,
  * dram.c and cache.c. */
 #include <string.h>
 #include "check.h"
@@ -164,6 +165,40 @@ static void test_coalesced_reads(void) {
     destroy(&m);
 }
 
+static void test_coalesced_reads_per_gpc(void) {
+    /* l2.coalesce_gpc: reads from SMs of one GPC merge; a read from another GPC looks the sector up itself
+     * (kloop.cu shdram33: 4 CTAs in 4 GPCs sharing every line merge nothing on the H200) */
+    gs_tconfig c = cfg();
+    c.l2_coalesce_reads = 4; c.l2_coalesce_gpc = 1; c.gpu_gpcs = 2;
+    mem m;
+    build(&m, &c);
+    gs_l2_access_from(&m.l2, 0, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2);              /* resident */
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);   /* GPC 0 looks up */
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 1, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), 1011);   /* GPC 1 too */
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 0, 0x40, 1001, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);   /* merges in GPC 0 */
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 1, 0x40, 1002, GS_L2_READ, 1, 1, NULL, 0, 2), 1011);   /* and in GPC 1 */
+    CHECK_EQ(m.st.l2_coalesced, 2u);
+    /* a GPC beyond gpu.gpcs is the last one */
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 7, 0x40, 1003, GS_L2_READ, 1, 1, NULL, 0, 2), 1011);
+    /* a write from GPC 0 ends the merging in both tables */
+    gs_l2_access_from(&m.l2, 0, 0, 0x40, 1004, GS_L2_WRITE, 1, 1, NULL, 0xffffffffu, 2);
+    CHECK_EQ(gs_l2_access_from(&m.l2, 0, 1, 0x40, 1005, GS_L2_READ, 1, 1, NULL, 0, 2), 1005 + 10);
+    destroy(&m);
+    /* l2.coalesce_until_lookup: a read merges only while the earlier one waits for its tag lookup (the slice's
+     * port): three reads queued behind 8 others of other sectors merge while they wait, a read after the
+     * lookup takes the port itself */
+    c.l2_coalesce_until_lookup = 1; c.gpu_gpcs = 1;
+    build(&m, &c);
+    for (uint64_t k = 0; k < 8; k++) gs_l2_access_from(&m.l2, 0, 0, 0x1000 + 32 * k, 0, GS_L2_READ, 1, 1, NULL, 0, 1);
+    gs_l2_access_from(&m.l2, 0, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2);   /* looked up at 8, DRAM */
+    uint64_t r = gs_l2_access_from(&m.l2, 0, 0, 0x40, 5, GS_L2_READ, 1, 1, NULL, 0, 2);
+    CHECK_EQ(r, 8 + 10 + 100);                                                /* merged: the same answer */
+    CHECK_EQ(m.st.l2_coalesced, 1u);
+    gs_l2_access_from(&m.l2, 0, 0, 0x40, 9, GS_L2_READ, 1, 1, NULL, 0, 2);   /* after the lookup: its own */
+    CHECK_EQ(m.st.l2_coalesced, 1u);
+    destroy(&m);
+}
+
 int main(void) {
     test_read_miss_then_hit();
     test_write_allocate_and_writeback();
@@ -171,5 +206,6 @@ int main(void) {
     test_near_partition_copy();
     test_atomic_unit_serialises();
     test_coalesced_reads();
+    test_coalesced_reads_per_gpc();
     return check_summary();
 }

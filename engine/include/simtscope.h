@@ -368,6 +368,7 @@ enum gs_sass_mode { GS_SASS_AUTO = 0, GS_SASS_OFF, GS_SASS_REGS, GS_SASS__COUNT 
 /* The flat configuration (engine/config.py fills it; field = TOML key with '.' -> '_'). */
 typedef struct gs_tconfig {
     uint32_t gpu_num_sms;
+    uint32_t gpu_gpcs;                   /* GPCs: whole TPCs of 2 SMs each, the extra TPCs in the last GPCs */
     double gpu_sm_clock_mhz;
     uint32_t gpu_kernel_launch_cycles, gpu_kernel_end_cycles, gpu_cta_launch_cycles;
     double gpu_cta_dispatch_per_cycle;
@@ -413,6 +414,8 @@ typedef struct gs_tconfig {
     uint32_t l2_dram_fetch_bytes;
     uint32_t l2_write_miss_dram, l2_store_ack;
     uint32_t l2_coalesce_reads;          /* N >= 2: up to N reads of a sector waiting at a slice share one lookup */
+    uint32_t l2_coalesce_gpc;            /* 1: only reads from SMs of one GPC merge (a coalescer per GPC) */
+    uint32_t l2_coalesce_until_lookup;   /* 1: a read merges only until the earlier one's tag lookup, not its answer */
     uint32_t l2_memcpy_addr_bits;        /* read by engine/traces (host-to-device copies) */
     uint32_t dram_channels;
     double dram_bandwidth_gbps, dram_efficiency, dram_write_efficiency, dram_latency_ns;
