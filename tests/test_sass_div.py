@@ -79,6 +79,14 @@ def _run(src: str, kernel: str, sass_div: int, threads: int = 32):
     return dev.from_device(out), res.stats
 
 
+def test_imad_high_halves_are_their_own_class():
+    """IMAD.HI and IMAD.WIDE take the FMA-heavy pipe 4 cycles (divmix.cu on the H200), other IMADs 2."""
+    from engine.sass.classes import UNIT_OF, WEIGHT, sass_class
+    assert sass_class("IMAD", ".HI.U32") == sass_class("IMAD", ".WIDE.U32") == sass_class("IMAD", ".WIDE") == "imad_hi"
+    assert sass_class("IMAD", ".MOV.U32") == sass_class("IMAD") == sass_class("VIADD") == "imad"
+    assert UNIT_OF["imad_hi"] == UNIT_OF["imad"] == "fp32" and WEIGHT["imad_hi"] == 2 * WEIGHT["imad"] == 4
+
+
 def test_timing_sass_div_is_a_checked_setting():
     assert load_config("h200")["timing.sass_div"] == 1      # the preset: divisions as ptxas's SASS
     assert load_config("a100")["timing.sass_div"] == 0

@@ -37,6 +37,15 @@ struct IMAD_HI { static __device__ __forceinline__ void step(unsigned& x, unsign
 struct MIX_IMAD_IADD { static __device__ __forceinline__ void step(unsigned& x, unsigned a, unsigned b) {
   // two independent chains in one op: x (IMAD) and the high half kept in a second register by the caller's 8 chains
   asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b)); } };
+// IMAD.WIDE: the 64-bit product of two 32-bit values (mul.wide.u32: every 64-bit address computation); the
+// chain continues through the low half xor the high half
+struct IMAD_WIDE { static __device__ __forceinline__ void step(unsigned& x, unsigned a, unsigned b) {
+  asm volatile("{ .reg .u64 w; .reg .u32 lo, hi; mul.wide.u32 w, %0, %1; mov.b64 {lo, hi}, w; lop3.b32 %0, lo, hi, %2, 0x96; }"
+               : "+r"(x) : "r"(a), "r"(b)); } };
+// F2I alone: float -> int with a run-time float operand (cvt.rzi.s32.f32), back with I2FP (an ALU op on sm_90)
+struct F2I_I2FP { static __device__ __forceinline__ void step(unsigned& x, unsigned a, unsigned b) {
+  asm volatile("{ .reg .f32 f; .reg .s32 i; mov.b32 f, %0; cvt.rzi.s32.f32 i, f; cvt.rn.f32.s32 f, i; mov.b32 %0, f; }"
+               : "+r"(x)); } };
 struct LOP3_ONLY { static __device__ __forceinline__ void step(unsigned& x, unsigned a, unsigned b) {
   asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(a), "r"(b)); } };   // ALU pipe (opaque to ptxas)
 struct PRED_GUARD { static __device__ __forceinline__ void step(unsigned& x, unsigned a, unsigned b) {
@@ -126,6 +135,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, 16 * 4096));
   CK(cudaMalloc(&d_res, 4 * 1024 * 1024));
   for (int threads : {1024, 512}) {
+    if (threads == 1024) {   // request im2col2 (results/h200_divmix2.out): IMAD.WIDE and F2I
+      bench<IMAD_WIDE, IMAD_WIDE>("IMAD_WIDE", 0x12345678u, 0x9abcdef1u, 0x5555u, 128, 64, threads);
+      bench<IMAD_WIDE, LOP3_ONLY>("MIX_WIDE_LOP3", 0x12345678u, 0x9abcdef1u, 0x5555u, 128, 64, threads);
+      bench<F2I_I2FP, F2I_I2FP>("F2I_I2FP", 0x4b000001u, 0u, 0u, 64, 16, threads);
+    }
     bench<C_IDIV_S32, C_IDIV_S32>("C_IDIV_S32", 12345u, 0x7fffffffu, 0u, 32, 8, threads);
     bench<IDIV_INV, IDIV_INV>("IDIV_INV", 12345u, 0x5a5a5a5au, 7919u, 64, 16, threads);
     bench<CVT_PAIR, CVT_PAIR>("CVT_PAIR", 1000u, 5u, 3u, 64, 16, threads);

@@ -40,16 +40,17 @@ UNIT_OF = {"int": "int", "imad": "fp32", "imad_hi": "fp32", "fp32": "fp32", "fp1
 # pipe time per instruction, in the pipe's own intervals: integer multiply-adds run on the FMA-heavy half
 # of the FP32 pipe only (GH100: FMAheavy handles IMAD, IDP and FP32, FMAlite FP32 only), so at half its rate
 # (the CUDA guide's 64 vs 128 results per clock per SM at compute capability 9.0)
-# IMAD.HI (the high half of a 32 x 32-bit product) takes the FMA-heavy pipe 4 cycles per warp instruction: half
-# IMAD's rate (divmix.cu IMAD_HI on the H200: 31.9 thread-ops/clk/SM, the pipe 99 % busy at 0.26 warp instructions
-# per clock per sub-core; calibration.md 5q)
+# IMAD.HI (the high half of a 32 x 32-bit product) and IMAD.WIDE (the whole 64-bit product: every mul.wide of
+# address arithmetic) take the FMA-heavy pipe 4 cycles per warp instruction: half IMAD's rate (divmix.cu on the
+# H200: IMAD_HI 31.9 thread-ops/clk/SM, the pipe 99 % busy at 0.26 warp instructions per clock per sub-core;
+# IMAD_WIDE 31.5, 98 % busy at 0.245; calibration.md 5q)
 WEIGHT = {"imad": 2.0, "imad_hi": 4.0}
 
 
 def sass_class(opcode: str, mods: str = "") -> str:
     """The class of a SASS mnemonic (base name; `mods` its modifiers, ".HI.U32"). Unknown uniform-datapath
     opcodes (U*) are `uniform`, any other unknown one `misc`."""
-    if opcode == "IMAD" and mods.startswith(".HI"):
+    if opcode == "IMAD" and (mods.startswith(".HI") or mods.startswith(".WIDE")):
         return "imad_hi"
     cls = CLASS_OF.get(opcode)
     if cls is not None:

@@ -85,7 +85,7 @@ def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
 # [pipes]: int/fp32 4, fp16 6, fp64 8, sfu 17); the engine times the chosen path with the configuration's
 # own latencies. Memory, tensor-core, control and barrier instructions are timed by their own models and
 # are not part of it.
-# Two hops take longer than their pipe's latency on the H200 (divmix.cu, calibration.md 5q): an IMAD.HI's result
+# Two hops take longer than their pipe's latency on the H200 (divmix.cu, calibration.md 5q): an IMAD.HI's or IMAD.WIDE's result
 # (9.3 cycles; "hi" on a path) and a compare's predicate read by a guarded instruction or as an operand of one
 # that writes no predicate (~13: PRED_GUARD's 22.8-cycle step, as the control codes' 13; "pred" on a path). A
 # path counts them apart (gs_sass_cost.hi_hops / pred_hops); the engine adds sm.imad_hi_latency_cycles and
