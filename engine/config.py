@@ -154,6 +154,9 @@ SCHEMA += [
     P("l1.sector_bytes", int, 32, "bytes", 4, 1024),
     P("l1.assoc", int, 4, "ways", 1, 256),
     P("l1.hit_latency_cycles", int, 33, "cycles", 1, 10000),
+    P("l1.wavefront_latency_cycles", int, 0, "cycles", 0, 1000,
+      doc="an L1 hit of a request that needs several data wavefronts (lines at one bank offset) completes this "
+          "many cycles later per wavefront after its first"),
     P("l1.mshrs", int, 256, "entries", 1, 65536, doc="outstanding missing sectors per SM"),
     P("l1.lookups_per_cycle", int, 1, "lines/cycle", 1, 64, doc="tag lookups (t-requests) per cycle"),
     P("l1.bytes_per_cycle", int, 128, "bytes/cycle", 1, 4096, doc="data bandwidth of L1/shared per SM"),

@@ -300,6 +300,53 @@ def test_a_fragment_hit_waits_for_its_last_request(ld, later):
     assert hit + later < dt <= hit + later + 12
 
 
+# one warp: lane l reads word l % 4 of row l / 4 (8 rows p_pitch bytes apart) twice, the clock around the second
+ROWS_HIT = """
+  .reg .b32 %l, %r, %c, %v, %pitch;
+  .reg .b64 %p, %pt, %off, %t0, %t1, %z;
+  ld.param.u64 %p, [p_a];
+  ld.param.u64 %pt, [p_t];
+  ld.param.u32 %pitch, [p_pitch];
+  mov.u32 %l, %tid.x;
+  shr.u32 %r, %l, 2;
+  and.b32 %c, %l, 3;
+  shl.b32 %c, %c, 2;
+  mad.lo.u32 %r, %r, %pitch, %c;
+  cvt.u64.u32 %off, %r;
+  add.u64 %p, %p, %off;
+  ld.global.u32 %v, [%p];
+  cvt.u64.u32 %z, %v;
+  and.b64 %z, %z, 0;
+  add.u64 %p, %p, %z;
+  mov.u64 %t0, %clock64;
+  ld.global.u32 %v, [%p];
+  cvt.u64.u32 %z, %v;
+  mov.u64 %t1, %clock64;
+  and.b64 %z, %z, 0;
+  add.u64 %t1, %t1, %z;
+  sub.u64 %t1, %t1, %t0;
+  st.global.u64 [%pt], %t1;
+  ret;"""
+
+
+@pytest.mark.parametrize("pitch,wavefronts", [(16, 1), (1040, 1), (64, 4), (1024, 8)])
+def test_an_l1_hit_waits_for_its_wavefronts(pitch, wavefronts):
+    """l1.wavefront_latency_cycles: an L1 hit whose request needs W data wavefronts (lines whose words sit in the
+    same banks) completes (W - 1) x that many cycles later than a one-wavefront hit; 8 lines at distinct bank
+    offsets are one wavefront."""
+    dts = []
+    for x in (0, 3):
+        sim = TimingSim("h200", [f"l1.wavefront_latency_cycles={x}"])
+        k = load_kernel(sim, ROWS_HIT, ".param .u64 p_a, .param .u64 p_t, .param .u32 p_pitch")
+        a = sim.device.to_device(np.zeros(8 * 1040 // 4 + 64, np.uint32))
+        t = sim.device.to_device(np.zeros(1, np.uint64))
+        sim.flush()
+        sim.launch(k, 1, 32, [a, t, pitch])
+        dts.append(int(sim.device.from_device(t)[0]))
+    assert dts[1] - dts[0] == 3 * (wavefronts - 1)
+    assert dts[0] >= TimingSim("h200").config["l1.hit_latency_cycles"]
+
+
 # four warps (one per sub-core): each loads its own 16x16 f16 fragment from global memory (rows 1 KiB apart: the
 # JIT's 4 requests of 8 lines) and reads the clock once the fragment is there (a use of its register)
 WMMA_WARPS = """

@@ -69,10 +69,13 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
      * another through the data array (one wavefront per cycle), so its last one starts all but its own
      * wavefronts after the first: a 16x16 f16 fragment at a 1 KiB pitch 24 cycles later */
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    uint32_t req_wf = (uint32_t)(wf >> GS_FIX);          /* the data wavefronts of one (the last) request */
     if (ext && !write) {
         uint32_t nreq = gs_frag_requests(cx->mfrag_rows, cx->mfrag_row_bytes);
-        if (nreq > 1) hit_lat += lookups - lookups / nreq;
+        if (nreq > 1) { hit_lat += lookups - lookups / nreq; req_wf = lookups / nreq; }
     }
+    /* l1.wavefront_latency_cycles: its own wavefronts after the first delay the request's data */
+    if (!write && req_wf > 1) hit_lat += (uint64_t)(req_wf - 1) * cf->l1_wavefront_latency_cycles;
     uint64_t done = t_tag + hit_lat;                     /* the known part of the completion */
     uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
     uint32_t first_w = UINT32_MAX, last_w = 0;            /* this store's MISS nodes (LEAVE node below) */

@@ -401,6 +401,7 @@ typedef struct gs_tconfig {
     uint32_t pipes_interval_cycles[GS_U__COUNT];
     uint32_t l1_line_bytes, l1_sector_bytes, l1_assoc, l1_hit_latency_cycles, l1_mshrs;
     uint32_t l1_lookups_per_cycle, l1_bytes_per_cycle, l1_write_allocate, l1_cache_global_loads, l1_lsu_queue;
+    uint32_t l1_wavefront_latency_cycles;  /* an L1 hit's latency per data wavefront of its request after the first */
     uint32_t l1_carveouts_kib[16];
     uint32_t l1_carveouts_kib_count;
     uint32_t shared_banks, shared_bank_bytes, shared_latency_cycles, shared_atomic_cycles, shared_conflict_latency_cycles;
