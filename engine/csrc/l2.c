@@ -270,11 +270,12 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
     return kind == GS_L2_WRITE ? r : r + half;
 }
 
-/* l2.coalesce_reads: the entry of a sector in the table its reads merge in: the GPC's (l2.coalesce_gpc), else
- * that of the slice a request from partition `part` reaches first (its home slice, or the near copy's slice
- * for a far-homed line) */
+/* l2.coalesce_reads: the entry of a sector in the table its reads merge in: the GPC's (l2.coalesce_gpc; the
+ * GPCs' entries of one slot lie side by side, so a write clears them in one or two host cache lines), else that
+ * of the slice a request from partition `part` reaches first (its home slice, or the near copy's slice for a
+ * far-homed line) */
 static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t gpc, uint32_t home, uint64_t key) {
-    if (l2->rc_gpc) return &l2->rc[(size_t)gpc * GS_L2_RC_GPC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_GPC_ENTRIES)];
+    if (l2->rc_gpc) return &l2->rc[(size_t)(gs_mix(key) % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc];
     uint32_t s = first_slice(l2, part, home);
     return &l2->rc[(size_t)s * GS_L2_RC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_ENTRIES)];
 }
@@ -289,11 +290,15 @@ uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr
     gs_l2rc *e = rc_entry(l2, part, gpc, home, key);
     if (kind != GS_L2_READ) {
         /* a write or atomic ends the merging of reads of its sector (in every table, this one included) */
-        uint32_t n = l2->rc_gpc ? l2->gpcs : l2->partitions;
-        for (uint32_t p = 0; p < n; p++) {
-            gs_l2rc *o = l2->rc_gpc ? rc_entry(l2, 0, p, home, key) : rc_entry(l2, p, 0, home, key);
-            if (o->key == key) o->key = 0;
-        }
+        if (l2->rc_gpc) {
+            gs_l2rc *row = rc_entry(l2, part, 0, home, key);     /* GPC 0's entry; the others follow it */
+            for (uint32_t g = 0; g < l2->gpcs; g++)
+                if (row[g].key == key) row[g].key = 0;
+        } else
+            for (uint32_t p = 0; p < l2->partitions; p++) {
+                gs_l2rc *o = rc_entry(l2, p, 0, home, key);
+                if (o->key == key) o->key = 0;
+            }
         return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
     }
     if (e->key == key && e->arr <= t && t < e->until && e->reads < l2->coalesce) {

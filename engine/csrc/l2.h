@@ -41,7 +41,7 @@ typedef struct gs_l2rc {
 
 typedef struct gs_l2 {
     gs_l2slice *sl;
-    gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES (gpcs * GS_L2_RC_GPC_ENTRIES with
+    gs_l2rc *rc;                       /* nslices * GS_L2_RC_ENTRIES (GS_L2_RC_GPC_ENTRIES * gpcs with
                                         * l2.coalesce_gpc), NULL without l2.coalesce_reads */
     uint32_t coalesce;                 /* l2.coalesce_reads: reads one lookup may answer (0, 1: no merging) */
     size_t rc_count;                   /* entries of rc */
