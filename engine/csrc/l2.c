@@ -52,7 +52,8 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     if (c->l2_coalesce_reads > 1) {
         l2->rc_count = l2->rc_gpc ? (size_t)l2->gpcs * GS_L2_RC_GPC_ENTRIES : (size_t)l2->nslices * GS_L2_RC_ENTRIES;
         l2->rc = calloc(l2->rc_count, sizeof *l2->rc);
-        if (!l2->rc) return -1;
+        l2->rcfp = calloc(l2->rc_count, 1);
+        if (!l2->rc || !l2->rcfp) return -1;
     }
     return 0;
 }
@@ -63,7 +64,9 @@ void gs_l2_free(gs_l2 *l2) {
     }
     free(l2->sl);
     free(l2->rc);
+    free(l2->rcfp);
     l2->rc = NULL;
+    l2->rcfp = NULL;
     free(l2->part_of);
     free(l2->in_part);
     l2->sl = NULL;
@@ -72,7 +75,7 @@ void gs_l2_free(gs_l2 *l2) {
 
 void gs_l2_reset(gs_l2 *l2) {
     for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
-    if (l2->rc) memset(l2->rc, 0, l2->rc_count * sizeof *l2->rc);
+    if (l2->rc) { memset(l2->rc, 0, l2->rc_count * sizeof *l2->rc); memset(l2->rcfp, 0, l2->rc_count); }
 }
 
 void gs_l2_flush(gs_l2 *l2) {
@@ -270,15 +273,19 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
     return kind == GS_L2_WRITE ? r : r + half;
 }
 
-/* l2.coalesce_reads: the entry of a sector in the table its reads merge in: the GPC's (l2.coalesce_gpc; the
- * GPCs' entries of one slot lie side by side, so a write clears them in one or two host cache lines), else that
- * of the slice a request from partition `part` reaches first (its home slice, or the near copy's slice for a
- * far-homed line) */
-static gs_l2rc *rc_entry(const gs_l2 *l2, uint32_t part, uint32_t gpc, uint32_t home, uint64_t key) {
-    if (l2->rc_gpc) return &l2->rc[(size_t)(gs_mix(key) % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc];
+/* l2.coalesce_reads: the index in rc of a sector's entry in the table its reads merge in: the GPC's
+ * (l2.coalesce_gpc; the GPCs' entries of one slot lie side by side, so a write clears them in one or two host
+ * cache lines), else that of the slice a request from partition `part` reaches first (its home slice, or the
+ * near copy's slice for a far-homed line). h = gs_mix(key). */
+static inline size_t rc_index(const gs_l2 *l2, uint32_t part, uint32_t gpc, uint32_t home, uint32_t h) {
+    if (l2->rc_gpc) return (size_t)(h % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc;
     uint32_t s = first_slice(l2, part, home);
-    return &l2->rc[(size_t)s * GS_L2_RC_ENTRIES + (uint32_t)(gs_mix(key) % GS_L2_RC_ENTRIES)];
+    return (size_t)s * GS_L2_RC_ENTRIES + (h % GS_L2_RC_ENTRIES);
 }
+
+/* the byte of rcfp for a key with hash h: never 0 (0 marks an empty entry). Entry i's key can equal `key`
+ * only when rcfp[i] == rc_fp(h); otherwise rc[i] is not read. */
+static inline uint8_t rc_fp(uint32_t h) { uint8_t f = (uint8_t)(h >> 24); return f ? f : 1; }
 
 uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                            uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
@@ -286,22 +293,25 @@ uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr
     uint32_t home = gs_l2_slice_of(l2, line);
     if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
     uint64_t key = (addr >> l2->sector_shift) + 1;
+    uint32_t h = gs_mix(key);
+    uint8_t fp = rc_fp(h);
     if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
-    gs_l2rc *e = rc_entry(l2, part, gpc, home, key);
     if (kind != GS_L2_READ) {
         /* a write or atomic ends the merging of reads of its sector (in every table, this one included) */
         if (l2->rc_gpc) {
-            gs_l2rc *row = rc_entry(l2, part, 0, home, key);     /* GPC 0's entry; the others follow it */
+            size_t row = rc_index(l2, part, 0, home, h);        /* GPC 0's entry; the others follow it */
             for (uint32_t g = 0; g < l2->gpcs; g++)
-                if (row[g].key == key) row[g].key = 0;
+                if (l2->rcfp[row + g] == fp && l2->rc[row + g].key == key) { l2->rc[row + g].key = 0; l2->rcfp[row + g] = 0; }
         } else
             for (uint32_t p = 0; p < l2->partitions; p++) {
-                gs_l2rc *o = rc_entry(l2, p, 0, home, key);
-                if (o->key == key) o->key = 0;
+                size_t o = rc_index(l2, p, 0, home, h);
+                if (l2->rcfp[o] == fp && l2->rc[o].key == key) { l2->rc[o].key = 0; l2->rcfp[o] = 0; }
             }
         return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
     }
-    if (e->key == key && e->arr <= t && t < e->until && e->reads < l2->coalesce) {
+    size_t i = rc_index(l2, part, gpc, home, h);
+    gs_l2rc *e = &l2->rc[i];
+    if (l2->rcfp[i] == fp && e->key == key && e->arr <= t && t < e->until && e->reads < l2->coalesce) {
         e->reads++;
         l2->st->l2_coalesced++;
         return e->done;
@@ -310,6 +320,7 @@ uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr
     uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, &look);
     e->key = key; e->arr = t; e->done = r; e->reads = 1;
     e->until = l2->rc_until_lookup ? look : r;
+    l2->rcfp[i] = fp;
     return r;
 }
 
