@@ -123,7 +123,7 @@ static void write_back(gs_l2 *l2, uint64_t evl, uint8_t evd, uint8_t evp, uint32
 /* One sector in slice s at cycle t (see l2.h). `home`: the slice owns the address (a miss goes to
  * DRAM); otherwise it is a near-partition copy and a miss returns 0 so that the caller forwards the
  * access to the home slice. *t_in (may be NULL) gets the cycle the slice's port accepted it. */
-static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t set, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                              uint32_t same, uint64_t *t_dram, int home, uint64_t *t_in, uint32_t wmask, uint32_t req) {
     uint64_t line = addr >> l2->line_shift;
     gs_l2slice *sl = &l2->sl[s];
@@ -132,7 +132,6 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t addr, uint64_t t, i
     int partial = kind == GS_L2_WRITE && (wmask & full) != full;
     uint64_t tin = gs_cal_take(&sl->port, t, partial ? l2->partial_cost : l2->sector_cost);
     if (t_in) *t_in = tin;
-    uint64_t set = set_of(l2, &sl->c, line);
     uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
     uint8_t bit = (uint8_t)(1u << sec);
     /* the set's sector masks and LRU stamps are read right after the tag scan: ask the host cache for them
@@ -238,22 +237,23 @@ static inline uint32_t first_slice(const gs_l2 *l2, uint32_t part, uint32_t home
     return part * (l2->nslices / l2->partitions) + l2->in_part[home];
 }
 
-/* *t_look (may be NULL): when the slice the request reaches first took it in (its tag lookup) */
+/* *t_look (may be NULL): when the slice the request reaches first took it in (its tag lookup). `set`: the
+ * line's set (the same in every slice: set_of depends on the line only) */
 static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                               uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req, uint64_t line, uint32_t home,
-                              uint64_t *t_look) {
+                              uint64_t set, uint64_t *t_look) {
     uint32_t near = first_slice(l2, part, home);
     if (near == home)
-        return slice_access(l2, home, addr, t, kind, nops, same, t_dram, 1, t_look, wmask, req);
+        return slice_access(l2, home, set, addr, t, kind, nops, same, t_dram, 1, t_look, wmask, req);
     uint64_t half = l2->far_latency / 2, tin = 0;
     if (kind == GS_L2_READ) {
-        uint64_t r = slice_access(l2, near, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);
+        uint64_t r = slice_access(l2, near, set, addr, t, GS_L2_READ, 0, 0, NULL, 0, &tin, 0, 0);
         if (t_look) *t_look = tin;
         if (r) return r;
-        r = slice_access(l2, home, addr, tin + half, GS_L2_READ, 0, 0, t_dram, 1, NULL, 0, req) + half;
+        r = slice_access(l2, home, set, addr, tin + half, GS_L2_READ, 0, 0, t_dram, 1, NULL, 0, req) + half;
         /* keep a copy in the near partition */
         gs_l2slice *sl = &l2->sl[near];
-        uint64_t set = set_of(l2, &sl->c, line), evl;
+        uint64_t evl;
         uint8_t evd;
         int64_t idx = gs_cache_find(&sl->c, line, set);
         if (idx < 0) {
@@ -267,9 +267,9 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
         return r;
     }
     /* writes update the near copy and go on to the home slice; atomics execute at home */
-    if (kind == GS_L2_WRITE) slice_access(l2, near, addr, t, GS_L2_WRITE, 0, 0, NULL, 0, &tin, wmask, 0);
+    if (kind == GS_L2_WRITE) slice_access(l2, near, set, addr, t, GS_L2_WRITE, 0, 0, NULL, 0, &tin, wmask, 0);
     else tin = t;
-    uint64_t r = slice_access(l2, home, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask, req);
+    uint64_t r = slice_access(l2, home, set, addr, tin + half, kind, nops, same, t_dram, 1, NULL, wmask, req);
     return kind == GS_L2_WRITE ? r : r + half;
 }
 
@@ -287,13 +287,37 @@ static inline size_t rc_index(const gs_l2 *l2, uint32_t part, uint32_t gpc, uint
  * only when rcfp[i] == rc_fp(h); otherwise rc[i] is not read. */
 static inline uint8_t rc_fp(uint32_t h) { uint8_t f = (uint8_t)(h >> 24); return f ? f : 1; }
 
-uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
-                           uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl) {
     uint64_t line = addr >> l2->line_shift;
-    uint32_t home = gs_l2_slice_of(l2, line);
-    if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
+    pl->home = gs_l2_slice_of(l2, line);
+    pl->near = first_slice(l2, part, pl->home);
+    pl->set = set_of(l2, &l2->sl[0].c, line);     /* (every slice has the same sets) */
+    pl->h = l2->rc ? gs_mix((addr >> l2->sector_shift) + 1) : 0;
+}
+
+void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
+    const gs_l2slice *sl = &l2->sl[pl->near];
+    const gs_cache *c = &sl->c;
+    size_t sb = (size_t)pl->set * c->assoc;
+    __builtin_prefetch(&c->tag[sb], 0, 1);
+    __builtin_prefetch(&c->tag[sb + c->assoc - 1], 0, 1);
+    if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
+    if (l2->rc) {
+        if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
+        size_t i = l2->rc_gpc ? (size_t)(pl->h % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc
+                              : (size_t)pl->near * GS_L2_RC_ENTRIES + (pl->h % GS_L2_RC_ENTRIES);
+        __builtin_prefetch(&l2->rcfp[i], 1, 1);
+        __builtin_prefetch(&l2->rc[i], 1, 1);
+    }
+}
+
+uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,
+                             int kind, uint32_t nops, uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+    uint64_t line = addr >> l2->line_shift;
+    uint32_t home = pl->home;
+    if (!l2->rc) return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, pl->set, NULL);
     uint64_t key = (addr >> l2->sector_shift) + 1;
-    uint32_t h = gs_mix(key);
+    uint32_t h = pl->h;
     uint8_t fp = rc_fp(h);
     if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
     if (kind != GS_L2_READ) {
@@ -307,7 +331,7 @@ uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr
                 size_t o = rc_index(l2, p, 0, home, h);
                 if (l2->rcfp[o] == fp && l2->rc[o].key == key) { l2->rc[o].key = 0; l2->rcfp[o] = 0; }
             }
-        return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, NULL);
+        return access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, pl->set, NULL);
     }
     size_t i = rc_index(l2, part, gpc, home, h);
     gs_l2rc *e = &l2->rc[i];
@@ -317,11 +341,18 @@ uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr
         return e->done;
     }
     uint64_t look = 0;
-    uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, &look);
+    uint64_t r = access_slices(l2, part, addr, t, kind, nops, same, t_dram, wmask, req, line, home, pl->set, &look);
     e->key = key; e->arr = t; e->done = r; e->reads = 1;
     e->until = l2->rc_until_lookup ? look : r;
     l2->rcfp[i] = fp;
     return r;
+}
+
+uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
+                           uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {
+    gs_l2place pl;
+    gs_l2_place(l2, part, addr, &pl);
+    return gs_l2_access_placed(l2, part, gpc, &pl, addr, t, kind, nops, same, t_dram, wmask, req);
 }
 
 void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {

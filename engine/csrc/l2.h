@@ -73,6 +73,20 @@ uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line);
 void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now);
 uint64_t gs_l2_access_from(gs_l2 *l2, uint32_t part, uint32_t gpc, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                            uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
+/* The same in two steps, so that a caller with several requests can ask the host cache for a later one's
+ * L2 state while it runs earlier ones (no effect on any result): gs_l2_place computes where `addr` lives
+ * (slices, set, hash) for a request from partition `part`; gs_l2_prefetch prefetches that set's tags, the
+ * first slice's port calendar around cycle t and the read-coalescing entry; gs_l2_access_placed is
+ * gs_l2_access_from with the place computed. */
+typedef struct gs_l2place {
+    uint32_t home, near;               /* the home slice; the slice the request reaches first */
+    uint32_t h;                        /* the read-coalescing hash of the sector (0 without l2.coalesce_reads) */
+    uint64_t set;
+} gs_l2place;
+void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl);
+void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t);
+uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,
+                             int kind, uint32_t nops, uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
 /* the same from GPC 0 */
 static inline uint64_t gs_l2_access(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t t, int kind, uint32_t nops,
                                     uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req) {

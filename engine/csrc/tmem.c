@@ -151,11 +151,26 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
     const gs_tconfig *cf = &ts->cfg;
     gs_pend *pd = &sm->pend;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    /* the L2 place of the MISS node RA nodes ahead is computed and its set, port calendar and coalescing entry
+     * asked from the host cache while this node runs (they are in no host cache: 96 slices' directories) */
+    enum { RA = 6, RING = 8 };
+    gs_l2place ring[RING];
+    uint64_t l2_eta = hit_lat / 2 + ts->icnt.latency;       /* a miss reaches the L2 about this long after its lookup */
+    for (uint32_t j = 0; j < RA && j < pd->count; j++)
+        if (pd->n[j].kind == GS_PN_MISS) {
+            gs_l2_place(&ts->l2, sm->part, pd->n[j].addr, &ring[j % RING]);
+            gs_l2_prefetch(&ts->l2, &ring[j % RING], sm->gpc, pd->n[j].t + l2_eta);
+        }
     for (uint32_t k = 0; k < pd->count; k++) {
         gs_pnode *n = &pd->n[k];
         /* a later node's write-back target into the host cache while this one is resolved (scattered
          * over the SM's scoreboards and L1 directory: a host cache miss otherwise) */
         if (k + 4 < pd->count && pd->n[k + 4].wb) __builtin_prefetch(pd->n[k + 4].wb, 1, 1);
+        if (k + RA < pd->count && pd->n[k + RA].kind == GS_PN_MISS) {
+            gs_pnode *f = &pd->n[k + RA];
+            gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
+            gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->t + l2_eta);
+        }
         switch (n->kind) {
         case GS_PN_MISS: {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
@@ -168,7 +183,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             }
             uint64_t t_out, t_dram = 0;
             uint64_t t_l2in = gs_icnt_send(&ts->icnt, &sm->icnt, depart, n->write, &t_out);
-            uint64_t t_l2 = gs_l2_access_from(&ts->l2, sm->part, sm->gpc, n->addr, t_l2in,
+            uint64_t t_l2 = gs_l2_access_placed(&ts->l2, sm->part, sm->gpc, &ring[k % RING], n->addr, t_l2in,
                                          n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ,
                                          n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
             uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);
