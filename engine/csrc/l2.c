@@ -32,7 +32,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     if (!l2->sl) return -1;
     uint64_t lines = (uint64_t)c->l2_size_kib * 1024 / c->l2_line_bytes / c->l2_slices;
     for (uint32_t i = 0; i < l2->nslices; i++)
-        if (gs_cache_init(&l2->sl[i].c, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc) ||
+        if (gs_l2dir_init(&l2->sl[i].c, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc) ||
             gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic))
             return -1;
     uint32_t ilv = l2->interleave_bytes;
@@ -60,7 +60,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
 
 void gs_l2_free(gs_l2 *l2) {
     for (uint32_t i = 0; l2->sl && i < l2->nslices; i++) {
-        gs_cache_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
+        gs_l2dir_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
     }
     free(l2->sl);
     free(l2->rc);
@@ -79,7 +79,7 @@ void gs_l2_reset(gs_l2 *l2) {
 }
 
 void gs_l2_flush(gs_l2 *l2) {
-    for (uint32_t i = 0; i < l2->nslices; i++) gs_cache_clear(&l2->sl[i].c);
+    for (uint32_t i = 0; i < l2->nslices; i++) gs_l2dir_clear(&l2->sl[i].c);
 }
 
 /* the slice owning a line: granules of l2.interleave_bytes go to slices in order (linear), by a hash
@@ -100,7 +100,7 @@ uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line) {
  * the run's number and the line's place in its granule enumerate the slice's lines densely and any
  * contiguous range spreads evenly. (The H200 keeps a 32 MiB buffer read by every SM whole:
  * docs/calibration.md 5h.) */
-static uint64_t set_of(const gs_l2 *l2, const gs_cache *c, uint64_t line) {
+static uint64_t set_of(const gs_l2 *l2, const gs_l2dir *c, uint64_t line) {
     if (l2->hash == GS_L2_HASH_XOR_LINE) return gs_fastmod(gs_mix(line ^ 0x5bd1e995u), l2->sets_m, l2->sets);
     if (l2->hash == GS_L2_HASH_BALANCED) {
         uint64_t g = (line << l2->line_shift) / l2->interleave_bytes;
@@ -136,16 +136,15 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t set, uint64_t addr,
     uint8_t bit = (uint8_t)(1u << sec);
     /* the set's sector masks and LRU stamps are read right after the tag scan: ask the host cache for them
      * with it, so the misses overlap instead of following each other (no effect on results) */
-    size_t sb = (size_t)set * sl->c.assoc;
-    __builtin_prefetch(&sl->c.valid[sb], 1, 1); __builtin_prefetch(&sl->c.part[sb], 1, 1);
-    __builtin_prefetch(&sl->c.lru[sb], 1, 1); __builtin_prefetch(&sl->c.lru[sb + sl->c.assoc - 1], 1, 1);
-    __builtin_prefetch(&sl->c.tag[sb + sl->c.assoc - 1], 0, 1);
-    int64_t idx = gs_cache_find(&sl->c, line, set);
+    uint64_t *blk = gs_l2dir_set(&sl->c, set);
+    __builtin_prefetch(blk + sl->c.assoc, 1, 1); __builtin_prefetch(blk + 2 * sl->c.assoc - 1, 1, 1);
+    __builtin_prefetch(blk + sl->c.assoc - 1, 0, 1);
+    int64_t idx = gs_l2dir_find(&sl->c, line, set);
     st->l2_sectors++;
     sl->iv_acc++;
     if (kind == GS_L2_WRITE) st->l2_write_sectors++;
     else if (kind == GS_L2_READ) st->l2_read_sectors++;
-    int hit = idx >= 0 && (sl->c.valid[idx] & bit) && (kind == GS_L2_WRITE || !(sl->c.part[idx] & bit));
+    int hit = idx >= 0 && (GS_L2D_VALID(&sl->c, idx) & bit) && (kind == GS_L2_WRITE || !(GS_L2D_PART(&sl->c, idx) & bit));
     int wmiss = kind == GS_L2_WRITE && l2->write_miss_dram && home && !hit;
     uint64_t ready;
     if (hit || (kind == GS_L2_WRITE && !wmiss)) {
@@ -160,21 +159,21 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t set, uint64_t addr,
         if (!home && kind != GS_L2_WRITE) return 0;        /* near copy absent: go to the home slice */
         uint64_t evl;
         uint8_t evd;
-        idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-        if (evd) write_back(l2, evl, evd, gs_cache_last_part(&sl->c), sl->c.nsect, tin);
+        idx = gs_l2dir_alloc(&sl->c, line, set, &evl, &evd);
+        if (evd) write_back(l2, evl, evd, sl->c.ev_part, sl->c.nsect, tin);
     }
-    uint64_t *sr = &sl->c.ready[(size_t)idx * sl->c.nsect + sec];
+    uint64_t *sr = &gs_l2dir_ready(&sl->c, idx)[sec];
     if (kind == GS_L2_WRITE) {
         /* a sector only partly written and never fetched keeps a byte mask; once every byte has been
          * written it is complete (no merge with DRAM data needed on eviction) */
-        uint32_t *wm = &sl->c.wmask[(size_t)idx * sl->c.nsect + sec];
-        if (!(sl->c.valid[idx] & bit)) { *wm = 0; if (partial) sl->c.part[idx] |= bit; }
-        if (sl->c.part[idx] & bit) {
+        uint32_t *wm = &gs_l2dir_wmask(&sl->c, idx)[sec];
+        if (!(GS_L2D_VALID(&sl->c, idx) & bit)) { *wm = 0; if (partial) GS_L2D_PART(&sl->c, idx) |= bit; }
+        if (GS_L2D_PART(&sl->c, idx) & bit) {
             *wm |= wmask;
-            if ((*wm & full) == full) sl->c.part[idx] &= (uint8_t)~bit;
+            if ((*wm & full) == full) GS_L2D_PART(&sl->c, idx) &= (uint8_t)~bit;
         }
-        sl->c.valid[idx] |= bit;
-        if (home) sl->c.dirty[idx] |= bit;
+        GS_L2D_VALID(&sl->c, idx) |= bit;
+        if (home) GS_L2D_DIRTY(&sl->c, idx) |= bit;
         if (*sr < tin) *sr = tin;
         if (wmiss) {       /* l2.write_miss_dram: on to DRAM; the request's first sector in the block reads the
                             * block (GPGPU-Sim's line fill), whose sectors this request does not write become valid */
@@ -186,9 +185,9 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t set, uint64_t addr,
                 for (uint32_t k = k0; k < k0 + per; k++) {
                     uint64_t tk = gs_dram_access(l2->dram, (addr & ~(uint64_t)(l2->line_bytes - 1)) + ((uint64_t)k << l2->sector_shift),
                                                  tin + l2->hit_latency, 0);
-                    if (k == sec || (req & (1u << k)) || (sl->c.valid[idx] & (1u << k))) continue;
-                    sl->c.valid[idx] |= (uint8_t)(1u << k);
-                    sl->c.ready[(size_t)idx * sl->c.nsect + k] = tk;
+                    if (k == sec || (req & (1u << k)) || (GS_L2D_VALID(&sl->c, idx) & (1u << k))) continue;
+                    GS_L2D_VALID(&sl->c, idx) |= (uint8_t)(1u << k);
+                    gs_l2dir_ready(&sl->c, idx)[k] = tk;
                 }
             if (t_dram) *t_dram = w;
             return w;
@@ -202,24 +201,24 @@ static uint64_t slice_access(gs_l2 *l2, uint32_t s, uint64_t set, uint64_t addr,
         if (!home) return 0;
         ready = gs_dram_access(l2->dram, addr, tin + l2->hit_latency, 0);
         if (t_dram) *t_dram = ready;
-        sl->c.valid[idx] |= bit;
-        sl->c.part[idx] &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
+        GS_L2D_VALID(&sl->c, idx) |= bit;
+        GS_L2D_PART(&sl->c, idx) &= (uint8_t)~bit;          /* filled: merged with the bytes written before */
         *sr = ready;
         /* DRAM is read in blocks of l2.dram_fetch_bytes: the block's other missing sectors fill too,
          * except those this same request asks for (looked up with it, they count as misses too) */
         uint32_t per = l2->fetch_bytes >> l2->sector_shift;
         for (uint32_t k = sec / per * per; per > 1 && k < (sec / per + 1) * per; k++) {
-            if (k == sec || (sl->c.valid[idx] & (1u << k)) || (req & (1u << k))) continue;
+            if (k == sec || (GS_L2D_VALID(&sl->c, idx) & (1u << k)) || (req & (1u << k))) continue;
             uint64_t tk = gs_dram_access(l2->dram, (addr & ~(uint64_t)(l2->line_bytes - 1)) + ((uint64_t)k << l2->sector_shift),
                                          tin + l2->hit_latency, 0);
-            sl->c.valid[idx] |= (uint8_t)(1u << k);
-            sl->c.ready[(size_t)idx * sl->c.nsect + k] = tk;
+            GS_L2D_VALID(&sl->c, idx) |= (uint8_t)(1u << k);
+            gs_l2dir_ready(&sl->c, idx)[k] = tk;
         }
     }
     if (kind == GS_L2_ATOMIC) {
         /* the slice's atomic unit: the lanes of one request on this sector travel as packets of
          * distinct addresses, so a sector needs as many packets as its most repeated address */
-        sl->c.dirty[idx] |= bit;
+        GS_L2D_DIRTY(&sl->c, idx) |= bit;
         st->l2_atomic_ops += nops;
         uint64_t cost = l2->atomic_cost * (same ? same : 1);
         uint64_t start = gs_cal_take(&sl->atomic, ready, cost);
@@ -255,15 +254,15 @@ static uint64_t access_slices(gs_l2 *l2, uint32_t part, uint64_t addr, uint64_t 
         gs_l2slice *sl = &l2->sl[near];
         uint64_t evl;
         uint8_t evd;
-        int64_t idx = gs_cache_find(&sl->c, line, set);
+        int64_t idx = gs_l2dir_find(&sl->c, line, set);
         if (idx < 0) {
             /* the near slice is also the home of other lines: a dirty victim is written back */
-            idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
-            if (evd) write_back(l2, evl, evd, gs_cache_last_part(&sl->c), sl->c.nsect, tin);
+            idx = gs_l2dir_alloc(&sl->c, line, set, &evl, &evd);
+            if (evd) write_back(l2, evl, evd, sl->c.ev_part, sl->c.nsect, tin);
         }
         uint32_t sec = (uint32_t)((addr & (l2->line_bytes - 1)) >> l2->sector_shift);
-        sl->c.valid[idx] |= (uint8_t)(1u << sec);
-        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = r;
+        GS_L2D_VALID(&sl->c, idx) |= (uint8_t)(1u << sec);
+        gs_l2dir_ready(&sl->c, idx)[sec] = r;
         return r;
     }
     /* writes update the near copy and go on to the home slice; atomics execute at home */
@@ -297,10 +296,9 @@ void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl) 
 
 void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
     const gs_l2slice *sl = &l2->sl[pl->near];
-    const gs_cache *c = &sl->c;
-    size_t sb = (size_t)pl->set * c->assoc;
-    __builtin_prefetch(&c->tag[sb], 0, 1);
-    __builtin_prefetch(&c->tag[sb + c->assoc - 1], 0, 1);
+    const uint64_t *blk = gs_l2dir_set(&sl->c, pl->set);
+    __builtin_prefetch(blk, 0, 1);
+    __builtin_prefetch(blk + sl->c.assoc - 1, 0, 1);
     if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
@@ -369,11 +367,11 @@ void gs_l2_fill(gs_l2 *l2, uint64_t addr, uint64_t bytes, uint64_t now) {
         gs_l2slice *sl = &l2->sl[gs_l2_slice_of(l2, line)];
         uint64_t set = set_of(l2, &sl->c, line), evl;
         uint8_t evd;
-        int64_t idx = gs_cache_find(&sl->c, line, set);
-        if (idx < 0) idx = gs_cache_alloc(&sl->c, line, set, &evl, &evd);
+        int64_t idx = gs_l2dir_find(&sl->c, line, set);
+        if (idx < 0) idx = gs_l2dir_alloc(&sl->c, line, set, &evl, &evd);
         uint32_t sec = (uint32_t)((a & (l2->line_bytes - 1)) >> l2->sector_shift);
-        sl->c.valid[idx] |= (uint8_t)(1u << sec);
-        sl->c.part[idx] &= (uint8_t)~(1u << sec);
-        sl->c.ready[(size_t)idx * sl->c.nsect + sec] = now;
+        GS_L2D_VALID(&sl->c, idx) |= (uint8_t)(1u << sec);
+        GS_L2D_PART(&sl->c, idx) &= (uint8_t)~(1u << sec);
+        gs_l2dir_ready(&sl->c, idx)[sec] = now;
     }
 }

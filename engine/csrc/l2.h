@@ -16,14 +16,14 @@
 #define GS_L2_H
 #include <stdint.h>
 #include "simtscope.h"
-#include "cache.h"
+#include "l2dir.h"
 #include "calendar.h"
 #include "dram.h"
 
 enum { GS_L2_READ = 0, GS_L2_WRITE = 1, GS_L2_ATOMIC = 2 };
 
 typedef struct gs_l2slice {
-    gs_cache c;
+    gs_l2dir c;                        /* the directory (l2dir.h) */
     gs_cal port;                       /* sectors in/out of the slice */
     gs_cal atomic;                     /* the slice's atomic unit */
     uint32_t iv_acc, iv_hits, iv_miss; /* current recording interval */
