@@ -2,9 +2,59 @@
 #include <string.h>
 #include "l1.h"
 
+static inline void coal_new_line(gs_coal *o, uint32_t nl, uint64_t line) {
+    o->lines[nl] = line; o->masks[nl] = 0;
+    memset(o->lane_ops[nl], 0, 8); memset(o->same_ops[nl], 0, 8); memset(o->bytes_w[nl], 0, sizeof o->bytes_w[nl]);
+}
+
+/* A full warp of plain accesses at a0 + l d (lane l), each of a power-of-two size <= the sector, aligned to
+ * it: lanes side by side (d = size) or each on a line of its own (|d| >= the line). What gs_coalesce's lane
+ * loop gives, sector by sector (contiguous) or lane by lane without a search (lines distinct and in lane
+ * order). Returns 0 (nothing written) when the warp is not such an access. */
+static int coalesce_affine(gs_coal *o, const uint64_t *lane_addr, uint32_t size, uint32_t line_shift, uint32_t sector_shift) {
+    const uint64_t lb = 1ull << line_shift, sb = 1ull << sector_shift;
+    uint64_t a0 = lane_addr[0], d = lane_addr[1] - a0;
+    if ((size & (size - 1)) || size > sb || ((a0 | d) & (size - 1))) return 0;
+    int same = 1;
+    for (int l = 2; l < 32; l++) same &= lane_addr[l] == a0 + (uint64_t)l * d;   /* (vectorised) */
+    if (!same) return 0;
+    uint32_t nl = 0;
+    if (d == size) {
+        uint64_t end = a0 + 32ull * size;
+        if (end < a0) return 0;                                 /* wraps the address space: the lane loop */
+        for (uint64_t s = a0 & ~(sb - 1); s < end; s += sb) {
+            uint64_t line = s >> line_shift;
+            uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift);
+            if (!nl || o->lines[nl - 1] != line) coal_new_line(o, nl++, line);
+            uint32_t i = nl - 1;
+            uint64_t lo = a0 > s ? a0 : s, hi = end < s + sb ? end : s + sb;
+            o->masks[i] |= (uint8_t)(1u << sec);
+            o->lane_ops[i][sec] = (uint8_t)((hi - lo) / size);
+            o->bytes_w[i][sec] = (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << (lo - s));
+        }
+    } else if ((((int64_t)d < 0 ? -d : d) >= lb) && (((int64_t)d < 0 ? -d : d) < (1ull << 58))) {
+        uint32_t bw = size >= 32 ? 0xffffffffu : (uint32_t)((1ull << size) - 1);
+        for (int l = 0; l < 32; l++) {
+            uint64_t a = a0 + (uint64_t)l * d;
+            uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift);
+            coal_new_line(o, nl, a >> line_shift);
+            o->masks[nl] = (uint8_t)(1u << sec);
+            o->lane_ops[nl][sec] = 1;
+            o->bytes_w[nl][sec] = bw << (a & (sb - 1));
+            nl++;
+        }
+    } else
+        return 0;
+    o->nl = nl;
+    return 1;
+}
+
 void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic) {
     const uint32_t lb = 1u << line_shift, sb = 1u << sector_shift;
+    if (!ext && !atomic && mask == 0xffffffffu && n == 32 && size && sb <= 32 &&
+        coalesce_affine(o, lane_addr, size, line_shift, sector_shift))
+        return;
     uint32_t nl = 0, mm = mask, hint = 0;
     /* a fragment access (ext: up to 1024 addresses over up to GS_COAL_MAX lines) finds its lines in a
      * small open-addressing table (line -> index + 1, 0: empty) instead of scanning them */

@@ -153,14 +153,19 @@ static void test_coalesce_lanes_match_scan(void) {
     for (int round = 0; round < 3000 && !bad; round++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         uint32_t size = sizes[x % 6], mask = round % 4 ? (uint32_t)(x >> 16) : 0xffffffffu;
-        uint32_t kind = (uint32_t)(x >> 8) % 4;
+        uint32_t kind = (uint32_t)(x >> 8) % 8;
+        uint64_t start = ((x >> 24) % 64) * size, step = 128 * (1 + (x >> 32) % 4);   /* (affine kinds 4-7) */
         for (int l = 0; l < 32; l++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
             uint64_t base = 0x7f0000001000ull;
             if (kind == 0) a[l] = base + (uint64_t)l * size;                          /* contiguous */
             else if (kind == 1) a[l] = base + ((x >> 20) % 64) * size;                 /* gathered, aligned */
             else if (kind == 2) a[l] = base + (x >> 20) % 8192;                        /* any byte: straddles */
-            else a[l] = base + (uint64_t)l * 4096 + (x >> 40) % 3 * size;              /* a line per lane */
+            else if (kind == 3) a[l] = base + (uint64_t)l * 4096 + (x >> 40) % 3 * size;  /* a line per lane */
+            else if (kind == 4) a[l] = base + start + (uint64_t)l * size;              /* contiguous from anywhere */
+            else if (kind == 5) a[l] = base + 65536 + start - (uint64_t)l * step;      /* a line per lane, downwards */
+            else if (kind == 6) a[l] = base + start + (uint64_t)l * step;              /* a line per lane, upwards */
+            else a[l] = base + start + (uint64_t)l * (round % 2 ? 64 : 2 * size);      /* strided within lines */
         }
         uint32_t nl = 0;
         memset(masks, 0, sizeof masks); memset(ops, 0, sizeof ops); memset(bw, 0, sizeof bw);
