@@ -28,6 +28,8 @@ enum gs_pnode_kind {
     GS_PN_MAX,           /* value = max(a + add, b) */
     GS_PN_LEAVE,         /* value = the last departure from the SM's port of the store MISS nodes a..b
                           * (their `b` holds it once resolved): a warp may exit once its stores left */
+    GS_PN_REQ,           /* a memory request's completion: value = max(t, every MISS node in a..b + 2 for a
+                          * read (+ 0 for a store), every HIT node in a..b); the nodes a..b are the request's */
 };
 
 typedef struct gs_pnode {

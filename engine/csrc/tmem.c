@@ -77,7 +77,8 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     /* l1.wavefront_latency_cycles: its own wavefronts after the first delay the request's data */
     if (!write && req_wf > 1) hit_lat += (uint64_t)(req_wf - 1) * cf->l1_wavefront_latency_cycles;
     uint64_t done = t_tag + hit_lat;                     /* the known part of the completion */
-    uint64_t pend = 0;                                   /* the pending part (a marker), 0: none */
+    uint64_t pend = 0;                                   /* the first pending node of the request (a marker), 0: none */
+    uint32_t last_p = 0;                                 /* and its last */
     uint32_t first_w = UINT32_MAX, last_w = 0;            /* this store's MISS nodes (LEAVE node below) */
     for (uint32_t i = 0; i < co.nl; i++) {
         uint64_t line = co.lines[i];
@@ -100,7 +101,8 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
                     n->kind = GS_PN_HIT; n->t = t_tag; n->add = (uint32_t)hit_lat; n->a = r;
                     n->addr = addr; n->now = now; n->slot = tw->slot; n->pc = pc; n->sampled = (uint8_t)sampled(ts, sm);
                     uint64_t hm = gs_pend_marker(pd, n);  /* (n moves when the log grows) */
-                    pend = pend ? gs_pend_max(pd, hm, 0, pend) : hm;
+                    if (!pend) pend = hm;
+                    last_p = (uint32_t)(hm - GS_PEND);
                     continue;
                 }
                 if (r > t_tag) wk->st.l1_mshr_merges++;
@@ -130,11 +132,19 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
                 if (gs_is_pend(*ready) && *ready != mk) pd->n[*ready - GS_PEND].wb = ready;
             }
             /* the instruction completes when the data is back (+2) or the L2 accepted the store */
-            uint64_t c = gs_pend_max(pd, mk, write ? 0 : 2, 0);
-            pend = pend ? gs_pend_max(pd, c, 0, pend) : c;
+            if (!pend) pend = mk;
+            last_p = (uint32_t)(mk - GS_PEND);
         }
     }
-    uint64_t r = pend ? gs_pend_max(pd, pend, 0, done) : done;
+    /* the completion: the latest of `done` and the request's MISS (+2 for a read) and HIT nodes, pend .. last_p
+     * (one REQ node: what a chain of MAX nodes, one or two per sector, would give) */
+    uint64_t r = done;
+    if (pend) {
+        gs_pnode *q = gs_pend_node(pd);
+        if (!q) return GS_PEND - 1;
+        q->kind = GS_PN_REQ; q->a = pend - GS_PEND; q->b = last_p; q->t = done;
+        r = gs_pend_marker(pd, q);
+    }
     *leave = r;
     if (first_w != UINT32_MAX && !cf->l2_store_ack) {    /* with store acks (GPGPU-Sim) the warp waits for them */
         gs_pnode *n = gs_pend_node(pd);
@@ -200,6 +210,16 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             if (r > n->t) ts->st.l1_mshr_merges++;
             n->val = max64(n->t + n->add, r);
             if (n->sampled) sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, 0, 0, 0, n->val, 0, 1);
+            break;
+        }
+        case GS_PN_REQ: {
+            uint64_t v = n->t;
+            for (uint64_t j = n->a; j <= n->b; j++) {
+                const gs_pnode *o = &pd->n[j];
+                uint64_t c = o->kind == GS_PN_MISS ? o->val + (o->write ? 0 : 2) : o->kind == GS_PN_HIT ? o->val : 0;
+                if (c > v) v = c;
+            }
+            n->val = v;
             break;
         }
         case GS_PN_LEAVE: {
