@@ -95,11 +95,36 @@ static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
     c->lo = to;
 }
 
+/* first_free past full cycles (the end of every take) */
+static inline void gs_cal_settle_free(gs_cal *c, uint64_t end) {
+    uint32_t v;
+    while (c->first_free < end && GS_CALC_USED(v = gs_cal_get(c, c->first_free)) >= GS_CAL_FULL &&
+           c->first_free >= c->base) {
+        uint32_t d = GS_CALC_SKIP(v);
+        c->first_free += d ? d : 1;
+    }
+}
+
 static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
-    if (t + 64 > c->base + GS_CAL_SPAN / 2) gs_cal_advance(c, t + 64 - GS_CAL_SPAN / 2);
+    int moved = 0;
+    if (t + 64 > c->base + GS_CAL_SPAN / 2) { gs_cal_advance(c, t + 64 - GS_CAL_SPAN / 2); moved = 1; }
     if (t < c->base) t = c->base;
     uint64_t k = t < c->first_free ? c->first_free : t;
     uint64_t end = c->base + GS_CAL_SPAN;
+    /* the usual request: its first candidate cycle has room for all of it. What the general path below does
+     * then, in short: no skip walk, one cell booked. Its last step (first_free past full cycles) can change
+     * something only when this booking filled the cell at first_free or the ring moved (base, end): every
+     * take ends with that step done, and nothing else writes a cell's use in between. */
+    if (k < end && cost) {
+        uint32_t v = gs_cal_get(c, k), u = GS_CALC_USED(v);
+        if (u + cost <= GS_CAL_FULL) {
+            gs_cal_put(c, k, u + (uint32_t)cost, GS_CALC_SKIP(v));
+            if (c->lo == c->hi) { c->lo = k; c->hi = k + 1; }
+            else { if (k < c->lo) c->lo = k; if (k + 1 > c->hi) c->hi = k + 1; }
+            if (moved || k == c->first_free) gs_cal_settle_free(c, end);
+            return k;
+        }
+    }
     /* jump over full cycles with the skip distances, then compress the path (union-find style) */
     uint64_t k0 = k;
     uint32_t v;
@@ -127,11 +152,7 @@ static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     /* booked: [start, k); skip distances are written only on full, hence booked, cycles */
     if (c->lo == c->hi) { c->lo = start; c->hi = k; }
     else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
-    while (c->first_free < end && GS_CALC_USED(v = gs_cal_get(c, c->first_free)) >= GS_CAL_FULL &&
-           c->first_free >= c->base) {
-        uint32_t d = GS_CALC_SKIP(v);
-        c->first_free += d ? d : 1;
-    }
+    gs_cal_settle_free(c, end);
     return start;
 }
 
