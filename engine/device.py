@@ -277,8 +277,12 @@ class Device:
         """Parse, lower and bind PTX (text or a path). Raises PTXSyntaxError, PTXSemanticError or
         UnsupportedInstruction (every unsupported instruction, by name and line). schedule=False keeps
         nvcc's instruction order (the default reorders within basic blocks as ptxas does)."""
-        program = ptx_load(source, filename, schedule=schedule)
-        m = Module(self, program, scheduled=schedule)
+        return self.add_module(ptx_load(source, filename, schedule=schedule), scheduled=schedule)
+
+    def add_module(self, program: Program, scheduled: bool = True) -> Module:
+        """Bind a Program lowered elsewhere (engine.ptx.load, which touches no device: another thread may
+        run it) as load_ptx does: its globals are allocated now."""
+        m = Module(self, program, scheduled=scheduled)
         self._modules.append(m)
         return m
 

@@ -19,6 +19,7 @@ from . import enums, errors, recording, sass
 from ._ffi import OP_NAMES, E, ffi, lib
 from .config import UNITS, Config, load_config
 from .device import U64_MAX, Device, Kernel, _dim3, check_int, check_launch
+from .ptx import load as ptx_load
 
 LIMITERS = enums.names("gs_occupancy_limiter", "GS_LIM_")
 
@@ -292,6 +293,25 @@ class TimingSim:
             return {**state, "reason": how[2:], "unrolled": loops}
         return {**state, "unrolled": loops}
 
+    def prepare_ptx(self, source: str, filename: str):
+        """A module's PTX lowered as this simulator's launches time it (the order, the unrolled loops and the
+        SASS costs that sass_mode would give it on its first launch), without a device: any thread may run
+        it while another simulates. adopt() binds the result; a Program (timing.sass = off) binds as it is."""
+        cfg = self.config["timing.sass"]
+        if cfg == "off":
+            return ptx_load(source, filename)
+        return _lower_for_sass(source, filename, ORDERS[self.config["timing.sass_order"]],
+                               int(self.config["timing.sass_unroll"]))
+
+    def adopt(self, device: Device, prepared):
+        """The Module of a prepare_ptx() result, bound on `device` (its globals allocated now), as sass_mode
+        leaves a module after its first launch."""
+        if not isinstance(prepared, SassLowered):
+            return device.add_module(prepared)
+        module = device.add_module(prepared.program)
+        module.sass_state = _adopt(module, prepared)
+        return module
+
     def _simulate(self, name: str, sink, progress, chunk_cycles: int, fault_exception,
                   mode: dict | None = None) -> TimingResult:
         """Run the launched kernel to its end (draining recorded rows into sink); raises fault_exception(fault)."""
@@ -299,9 +319,13 @@ class TimingSim:
         t0 = time.perf_counter()
         tstats = ffi.new("gs_tstats *")
         # the engine runs chunk_cycles at a time (the GIL is released meanwhile), then recorded rows are drained:
-        # a sink that works on its own thread (BackgroundSink) stores one chunk while the next is simulated
+        # a sink that works on its own thread (BackgroundSink) stores one chunk while the next is simulated.
+        # With neither a sink nor a progress callback the launch runs in one call (the quanta are the same
+        # for any chunking: each starts where the last ended), so that a Python thread preparing the next
+        # launches (run_workload) keeps the GIL without the simulation waiting for it between chunks
+        budget = chunk_cycles if sink is not None or progress else 1 << 62
         while True:
-            st = lib.gs_tsim_run(self._ptr, chunk_cycles, fault)
+            st = lib.gs_tsim_run(self._ptr, budget, fault)
             if sink is not None:
                 self._drain(sink, final=st != lib.GS_RUNNING)
             if st == lib.GS_DONE:
@@ -373,33 +397,78 @@ def _unroll_note(loops: list[str]) -> str:
     return "loops unrolled as ptxas's SASS (timing.sass_unroll): " + ", ".join(loops)
 
 
-def _attach_sass(module, order: str = "latency", unroll: int = 0) -> dict:
-    """Compile the module's PTX with ptxas and give the engine's program its SASS costs (with order "sass
-    loads" or "sass", timing.sass_order 1 / 2, first lower it again with its global loads where ptxas put
-    them, or every instruction in ptxas's order; with `unroll`, timing.sass_unroll, then lay out the loops
-    whose loads ptxas batches as its SASS, engine/sass/unroll.py); the mode that results (pure PTX, with the
-    reason, when the tools are missing or refuse the module)."""
+@dataclass
+class SassLowered:
+    """A module's program as a simulator times it (lowered in its order, loops unrolled) with its SASS costs
+    and the state TimingSim.sass_mode keeps: made without a device or an engine program, so any thread may
+    make it (_lower_for_sass); _adopt gives it to a Module."""
+    program: object                 # engine.ptx.lower.Program
+    order: str                      # Module.order of that program
+    state: dict                     # the module's sass_state
+    costs: object | None = None     # sass.SassCosts to attach (None: PTX mode)
+
+
+def _lower_for_sass(source: str, filename: str, order: str = "latency", unroll: int = 0, program=None,
+                    current: str = "latency", scheduled: bool = True) -> SassLowered:
+    """Compile the PTX with ptxas (or find it in the disk cache) and make the program its SASS costs go with:
+    `program` (the module's, in order `current`; None: lowered here from `source`), lowered again with its
+    global loads where ptxas put them or every instruction in ptxas's order (order "sass loads" / "sass",
+    timing.sass_order 1 / 2) when it is not in that order yet; with `unroll`, timing.sass_unroll, its loops
+    whose loads ptxas batches then laid out as the SASS's (engine/sass/unroll.py). When the tools are missing
+    or refuse the module: the program as it was, in PTX mode with the reason."""
+    def base():
+        return program if program is not None else ptx_load(source, filename)
+    prog, done = program, (current if program is not None else "latency")
     try:
-        funcs = sass.analyse(module.program.source)
-        if order != "latency" and module.scheduled and module.order != order:
-            module.reschedule(sass.line_order(funcs), order == "sass")
-        costs = sass.program_costs(module.program, funcs)
+        funcs = sass.analyse(source)
+        if order != "latency" and scheduled and done != order:
+            try:
+                prog = ptx_load(source, filename, schedule=True, sass_keys=sass.line_order(funcs),
+                                sass_all=order == "sass")
+            except errors.PTXError:
+                if program is None:
+                    base()              # (the error as loading the PTX reports it)
+                raise
+            done = order
+        elif prog is None:
+            prog = base()
+        costs = sass.program_costs(prog, funcs)
     except sass.SassUnavailable as e:
-        return {"mode": "ptx", "reason": str(e), "unroll": unroll}
+        return SassLowered(prog if prog is not None else base(), done, {"mode": "ptx", "reason": str(e), "unroll": unroll})
     except sass.SassError as e:
-        return {"mode": "ptx", "reason": f"{module.filename}: {e}", "unroll": unroll}
+        return SassLowered(prog if prog is not None else base(), done,
+                           {"mode": "ptx", "reason": f"{filename}: {e}", "unroll": unroll})
     unrolled = []
-    if unroll and module.scheduled:     # (a module kept in nvcc's order is not laid out either)
-        res = sass.unroll.unroll(module.program, funcs, reorder=unroll >= 2)
+    if unroll and scheduled:     # (a module kept in nvcc's order is not laid out either)
+        res = sass.unroll.unroll(prog, funcs, reorder=unroll >= 2)
         if res.loops:
-            module.replace_program(res.program)
+            prog = res.program
             costs = sass.unroll.remap_costs(costs, res.origin)
-            unrolled = [(module.program.functions[pl.func].name,
-                         f"{module.program.functions[pl.func].name} line {pl.line} "
+            unrolled = [(prog.functions[pl.func].name,
+                         f"{prog.functions[pl.func].name} line {pl.line} "
                          + (f"x{pl.factor}" if pl.factor > 1 else "in order")) for pl in res.loops]
-    regs = np.array(costs.regs, np.uint32)
-    if lib.gs_program_set_sass(module._ptr, ffi.from_buffer("gs_sass_cost[]", costs.costs), len(costs.costs),
+    return SassLowered(prog, done, {"mode": "sass", "reason": "", "unrolled": unrolled, "unroll": unroll}, costs)
+
+
+def _adopt(module, low: SassLowered) -> dict:
+    """Give `module` the program of `low` (binding it to the engine when it is another one) and its SASS
+    costs; the mode that results (pure PTX, with the reason, when the engine refuses the costs)."""
+    if low.program is not module.program:
+        module.replace_program(low.program)
+    module.order = low.order
+    if low.costs is None:
+        return low.state
+    regs = np.array(low.costs.regs, np.uint32)
+    if lib.gs_program_set_sass(module._ptr, ffi.from_buffer("gs_sass_cost[]", low.costs.costs), len(low.costs.costs),
                                ffi.from_buffer("uint32_t[]", regs), len(regs)) != 0:
-        return {"mode": "ptx", "reason": f"{module.filename}: the engine refused the SASS costs", "unroll": unroll}
-    module.sass = costs
-    return {"mode": "sass", "reason": "", "unrolled": unrolled, "unroll": unroll}
+        return {"mode": "ptx", "reason": f"{module.filename}: the engine refused the SASS costs",
+                "unroll": low.state["unroll"]}
+    module.sass = low.costs
+    return low.state
+
+
+def _attach_sass(module, order: str = "latency", unroll: int = 0) -> dict:
+    """Compile the module's PTX with ptxas and give the engine's program its SASS costs, lowering it again in
+    `order` and unrolling its loops first when asked (_lower_for_sass); the mode that results."""
+    return _adopt(module, _lower_for_sass(module.program.source, module.filename, order, unroll, module.program,
+                                          module.order, module.scheduled))

@@ -6,14 +6,17 @@
 
 Launches in `timed` run in the timing model, each with cold caches (as Nsight Compute's --cache-control all
 measured them); the others run in the functional core only (fast-forward). Without a TimingSim every launch
-is functional. Everything the launches need is prepared first (buffers, modules, kernels, argument counts):
+is functional. The buffers are made first; each launch is prepared (module, kernel, argument counts) as the
+run comes to it, its module lowered ahead on another thread when the simulator has several (WorkloadRunner):
 a launch that cannot even be prepared (its PTX does not load, its arguments do not match its entry) is
 reported with its error and skipped; the others still run. Outputs are checked after the last launch.
 """
 from __future__ import annotations
 
 import re
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,7 +25,11 @@ import numpy as np
 from .. import errors
 from ..caps import RunCaps
 from ..device import Device, Kernel
+from ..ptx import load as ptx_load
 from .bundle import DTYPES, Bundle, BundleError, Launch, Output, bf16_bits_to_f32
+
+# GIL switch interval while a WorkloadRunner lowers modules on its own thread (seconds)
+SWITCH_S = 2e-4
 
 # a launch's dominant stall excludes these (they are not stalls)
 _NOT_STALLS = {"idle", "done", "selected"}
@@ -204,10 +211,21 @@ class _Prepared:
 
 
 class WorkloadRunner:
-    """Holds one bundle on one device: buffers allocated and filled, modules loaded, arguments packed."""
+    """Holds one bundle on one device: buffers allocated and filled, then each launch prepared (its module
+    loaded on first use, its kernel found, its arguments packed) when run_workload comes to it (prepare) or
+    all at once (prepared).
 
-    def __init__(self, bundle: Bundle, device: Device):
-        self.bundle, self.device = bundle, device
+    With a TimingSim `sim`, a module whose first launch is in `timed` is lowered as that simulator times it
+    (TimingSim.prepare_ptx: its order, unrolled loops and SASS costs, once) rather than in the latency order
+    and again at its first launch. With `background`, the modules are lowered in order of first use on
+    another thread (pure Python, no device: it runs while the engine simulates the launches before, with the
+    GIL released) and bound when their first launch comes. Device memory is allocated in the same order
+    either way (buffers, then each launch's module globals and scratch, launch by launch), and the programs
+    are the same, so results do not depend on it."""
+
+    def __init__(self, bundle: Bundle, device: Device, sim=None, timed: set[int] | None = None,
+                 background: bool = False):
+        self.bundle, self.device, self.sim = bundle, device, sim
         self.addr: dict[str, int] = {}
         self.scratch: list[int] = []
         for bid, buf in bundle.buffers.items():
@@ -218,15 +236,54 @@ class WorkloadRunner:
             self.addr[bid] = a
         self.modules: dict[str, object] = {}
         self.module_errors: dict[str, str] = {}
-        self.prepared = [self._prepare(L) for L in bundle.launches]
+        self._done: dict[int, _Prepared] = {}
+        # each module's first launch decides how it is lowered (as sass_mode would leave it after that launch)
+        timed = timed or set()
+        self._for_sim: dict[str, bool] = {}
+        for L in bundle.launches:
+            if not L.opaque and L.ptx not in self._for_sim:
+                self._for_sim[L.ptx] = sim is not None and L.index in timed
+        self._pool = self._jobs = self._switch = None
+        if background and self._for_sim:
+            # the run's thread takes the GIL back within this when it returns from the engine (Python's
+            # default, 5 ms, would hold up each return while the lowering thread runs)
+            self._switch = sys.getswitchinterval()
+            sys.setswitchinterval(min(self._switch, SWITCH_S))
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="simtscope-lower")
+            self._jobs = {rel: self._pool.submit(self._lower, rel) for rel in self._for_sim}
+
+    def _lower(self, rel: str):
+        """The module's program (pure Python: any thread)."""
+        text = self.bundle.ptx_text(rel)
+        return self.sim.prepare_ptx(text, rel) if self._for_sim[rel] else ptx_load(text, rel)
 
     def _module(self, rel: str):
         if rel not in self.modules and rel not in self.module_errors:
             try:
-                self.modules[rel] = self.device.load_ptx(self.bundle.ptx_text(rel), filename=rel)
+                prog = self._jobs.pop(rel).result() if self._jobs else self._lower(rel)
+                self.modules[rel] = (self.sim.adopt(self.device, prog) if self._for_sim[rel]
+                                     else self.device.add_module(prog))
             except (errors.PTXError, errors.SimError) as e:
                 self.module_errors[rel] = str(e)
         return self.modules.get(rel)
+
+    def prepare(self, i: int) -> _Prepared:
+        """Launch i made ready to run: every launch before it must have been prepared."""
+        if i not in self._done:
+            self._done[i] = self._prepare(self.bundle.launches[i])
+        return self._done[i]
+
+    @property
+    def prepared(self) -> list[_Prepared]:
+        """Every launch prepared (in order)."""
+        return [self.prepare(i) for i in range(len(self.bundle.launches))]
+
+    def close(self) -> None:
+        """Stops the lowering thread (a module it is lowering is finished first)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+            sys.setswitchinterval(self._switch)
 
     def _prepare(self, L: Launch) -> _Prepared:
         where = f"launch {L.index} ({L.kernel})"
@@ -311,10 +368,12 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
     timed = set(range(n)) if timed is None and sim is not None else (timed or set())
     if sim is None and timed:
         raise ValueError("timed launches need a TimingSim")
-    runner = WorkloadRunner(bundle, dev)
+    background = sim is not None and sim.threads > 1     # (one thread: everything on it, in order)
+    runner = WorkloadRunner(bundle, dev, sim, timed, background)
     runs: list[LaunchRun] = []
     try:
-        for L, prep in zip(bundle.launches, runner.prepared):
+        for L in bundle.launches:
+            prep = runner.prepare(L.index)
             run = LaunchRun(L, L.index in timed and not L.opaque)
             runs.append(run)
             if L.opaque:
@@ -338,6 +397,7 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
                     o.message = "; ".join(x for x in (o.message, "the bundle has opaque launches (not simulated): "
                                                       "what they wrote after a buffer's first use is missing") if x)
     finally:
+        runner.close()
         for a in list(runner.addr.values()) + runner.scratch:
             dev.free(a)
     return WorkloadResult(bundle.name, runs, outputs, time.perf_counter() - t0,
