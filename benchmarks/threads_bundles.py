@@ -3,7 +3,7 @@
 the statistics are the same for every thread count (and against a baseline checkout).
 
     python benchmarks/threads_bundles.py [--bundles resnet18_b1_224_fp16,...] [--threads 1,2] [--repeat 3]
-        [--baseline DIR] [--cpus 0,1] [--json OUT]
+        [--root DIR] [--baseline DIR] [--cpus 0,1] [--json OUT]
 
 Each run is a fresh process (`python -m simtscope run ... --json`) in the checkout's root (this one, and --baseline's
 when given, alternating run by run so that both see the same machine); --cpus pins every run to those cores (taskset),
@@ -73,6 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bundles", default=BUNDLES, help="names in workloads/zoo or workloads/examples, or paths")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--root", default=str(ROOT), help="the checkout to time (default: this one)")
     ap.add_argument("--baseline", help="another built checkout, run the same way (alternating)")
     ap.add_argument("--cpus", help="taskset -c list for every run, e.g. 0,1")
     ap.add_argument("--json", help="write the walls, ratios and a digest of the statistics here")
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
             warm(bundle_path(ROOT, name))
         return 0
     threads = [int(t) for t in a.threads.split(",")]
-    roots = {"this": ROOT} | ({"base": Path(a.baseline).resolve()} if a.baseline else {})
+    roots = {"this": Path(a.root).resolve()} | ({"base": Path(a.baseline).resolve()} if a.baseline else {})
     rows, doc, bad = [], {}, 0
     for name in a.bundles.split(","):
         path = bundle_path(ROOT, name)
