@@ -9,6 +9,7 @@
  *   3. the clock advances to the next cycle in which some SM can act (skipping idle cycles).
  * All shared resources are FCFS reservations, so the order of SMs within a cycle only breaks ties.
  */
+#include <malloc.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -138,14 +139,7 @@ static void free_launch(gs_tsim *ts) {
     for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
         if (!sm->tw) continue;
-        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++) {
-            free(sm->tw[w].reg_ready);
-            free(sm->tw[w].reg_kind);
-            free(sm->tw[w].pred_ready);
-            free(sm->tw[w].pred_use);
-            sm->tw[w].reg_ready = NULL; sm->tw[w].reg_kind = NULL; sm->tw[w].pred_ready = NULL; sm->tw[w].pred_use = NULL;
-            sm->tw[w].w = NULL;
-        }
+        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++) sm->tw[w].w = NULL;   /* (scoreboards kept: launch_sm) */
         if (sm->ctas)
             for (uint32_t k = 0; k < ts->cfg.sm_max_ctas; k++) { gs_cta_free(&sm->ctas[k].cta); sm->ctas[k].used = 0; }
     }
@@ -162,6 +156,9 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free_launch(ts);
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
+        for (uint32_t w = 0; sm->tw && w < ts->cfg.sm_max_warps; w++) {
+            free(sm->tw[w].reg_ready); free(sm->tw[w].reg_kind); free(sm->tw[w].pred_ready); free(sm->tw[w].pred_use);
+        }
         for (uint32_t k = 0; sm->sc && k < ts->cfg.sm_subcores; k++) {
             free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].warps);
         }
@@ -182,8 +179,29 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free(ts);
 }
 
+/* gs_tmem_flush's clears, split over the threads: the L2's and the DRAM rows' first (the largest), then the
+ * SMs' L1 and i-cache, each taken from a shared counter (which thread clears what changes nothing) */
+static void flush_part(void *arg, uint32_t k) {
+    gs_tsim *ts = arg;
+    (void)k;
+    for (;;) {
+        uint32_t u = atomic_fetch_add(&ts->next_sm, 1);
+        if (u == 0) gs_l2_flush(&ts->l2);
+        else if (u == 1) gs_dram_flush(&ts->dram);
+        else if (u - 2 < ts->cfg.gpu_num_sms) {
+            gs_cache_clear(&ts->sms[u - 2].l1);
+            gs_cache_clear(&ts->sms[u - 2].icache);
+        } else return;
+    }
+}
+
 void gs_tsim_flush(gs_tsim *ts) {
-    gs_tmem_flush(ts);
+    if (ts->nthreads == 1) gs_tmem_flush(ts);
+    else {
+        atomic_store(&ts->next_sm, 0);
+        gs_pool_run(ts->pool, flush_part, ts);
+    }
+    ts->l1_clean = 1;                        /* (the next launch need not clear the L1s again) */
     /* a cold GPU between launches also restarts the timeline at cycle 0, so that the next launch is
      * simulated exactly as by a new simulator (quantum and interval boundaries are absolute cycles) */
     if (ts->status != GS_RUNNING) {
@@ -235,6 +253,76 @@ static uint32_t occupancy(gs_tsim *ts, const gs_ir_func *f, uint32_t *carve_kib,
     return lim[li];
 }
 
+/* a warp slot's scoreboard array holds at least n entries of `size` bytes: kept from launch to launch (a
+ * warp clears the entries it uses when it starts, tsm.c gs_tsm_launch_cta), reallocated only to grow */
+static int room_for(void **p, size_t n, size_t size) {
+    if (*p && malloc_usable_size(*p) >= n * size) return 0;
+    free(*p);
+    *p = gs_line_calloc(n, size);
+    return *p ? 0 : -1;
+}
+
+/* SM sm's part of a launch's setup (carveout `carve`); -1: out of memory */
+static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
+    const gs_tconfig *c = &ts->cfg;
+    for (uint32_t w = 0; w < c->sm_max_warps; w++) {
+        gs_tw *tw = &sm->tw[w];
+        size_t nslots = ts->nslots ? ts->nslots : 1;
+        if (room_for((void **)&tw->reg_ready, nslots, sizeof *tw->reg_ready) || room_for((void **)&tw->reg_kind, nslots, 1) ||
+            room_for((void **)&tw->pred_ready, ts->npreds + 1, sizeof *tw->pred_ready) ||
+            room_for((void **)&tw->pred_use, ts->npreds + 1, sizeof *tw->pred_use))
+            return -1;
+        tw->w = NULL;
+    }
+    for (uint32_t k = 0; k < c->sm_subcores; k++) {
+        gs_subcore *sc = &sm->sc[k];
+        sc->nwarps = 0;
+        sc->last = -1;
+        sc->next_check = 0;
+        sc->carry16 = 0;
+        memset(sc->unit_free, 0, sizeof sc->unit_free);
+        sc->wgmma_free = 0;
+        memset(sc->q_free, 0, sizeof sc->q_free);
+    }
+    sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
+    sm->ctas_releasing = 0;
+    sm->warm_at = sm->param_at = sm->accept_at = 0;
+    sm->min_drain = GS_NEVER;
+    sm->next_event = GS_NEVER;
+    memset(sm->done_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->done_mask);
+    uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
+    uint32_t lines = (uint32_t)(l1_bytes / c->l1_line_bytes);
+    if (lines < c->l1_assoc) l1_bytes = 0;
+    if (sm->l1.sets == 0 || (uint64_t)sm->l1.sets * sm->l1.assoc * c->l1_line_bytes != l1_bytes) {
+        gs_cache_free(&sm->l1);
+        if (l1_bytes) gs_cache_init(&sm->l1, l1_bytes / c->l1_line_bytes / c->l1_assoc * c->l1_assoc * c->l1_line_bytes,
+                                    c->l1_line_bytes, c->l1_sector_bytes, c->l1_assoc);
+    } else if (!ts->l1_clean) {              /* (gs_tsim_flush cleared it, and nothing ran since) */
+        gs_cache_clear(&sm->l1);
+    }
+    memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
+    memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);
+    memset(sm->qpos, 0, sizeof sm->qpos);
+    sm->lsu.next_free = sm->l1_data.next_free = 0;
+    gs_icnt_port_reset(&sm->icnt);
+    if (c->sm_fetch_insts) gs_cal_reset(&sm->fetch);
+    memset(sm->iv_hist, 0, sizeof sm->iv_hist);
+    sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
+    sm->iv_shared = sm->iv_conflicts = 0;
+    return 0;
+}
+
+/* one thread's share of the launch's setup: the next SM no thread has taken yet, until none is left */
+static void launch_sms(void *arg, uint32_t k) {
+    gs_tsim *ts = arg;
+    (void)k;
+    for (;;) {
+        uint32_t s = atomic_fetch_add(&ts->next_sm, 1);
+        if (s >= ts->cfg.gpu_num_sms) return;
+        if (launch_sm(ts, &ts->sms[s], ts->setup_carve)) ts->setup_failed = 1;
+    }
+}
+
 int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launch_desc *desc,
                    const uint8_t *params, uint32_t param_bytes, const gs_record_opts *rec, gs_fault *fault) {
     if (gs_launch_validate(prog, desc, param_bytes, fault)) return GS_FAULTED;
@@ -277,55 +365,12 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     uint32_t carve = 0, limiter = 0;
     ts->ctas_per_sm = occupancy(ts, f, &carve, &limiter);
     if (ts->ctas_per_sm == 0) return launch_fault(fault, "no CTA fits on an SM (limit: %u)", limiter);
-    /* per-slot scoreboards and the L1 for this carveout */
-    for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
-        gs_tsm *sm = &ts->sms[s];
-        for (uint32_t w = 0; w < c->sm_max_warps; w++) {
-            gs_tw *tw = &sm->tw[w];
-            tw->reg_ready = gs_line_calloc(ts->nslots ? ts->nslots : 1, sizeof *tw->reg_ready);
-            tw->reg_kind = gs_line_calloc(ts->nslots ? ts->nslots : 1, 1);
-            tw->pred_ready = gs_line_calloc(ts->npreds + 1, sizeof *tw->pred_ready);
-            tw->pred_use = gs_line_calloc(ts->npreds + 1, sizeof *tw->pred_use);
-            if (!tw->reg_ready || !tw->reg_kind || !tw->pred_ready || !tw->pred_use)
-                return launch_fault(fault, "out of memory", 0);
-            tw->w = NULL;
-        }
-        for (uint32_t k = 0; k < c->sm_subcores; k++) {
-            gs_subcore *sc = &sm->sc[k];
-            sc->nwarps = 0;
-            sc->last = -1;
-            sc->next_check = 0;
-            sc->carry16 = 0;
-            memset(sc->unit_free, 0, sizeof sc->unit_free);
-            sc->wgmma_free = 0;
-            memset(sc->q_free, 0, sizeof sc->q_free);
-        }
-        sm->warps_used = sm->ctas_used = sm->threads_used = sm->regs_used = sm->shared_used = 0;
-        sm->ctas_releasing = 0;
-        sm->warm_at = sm->param_at = sm->accept_at = 0;
-        sm->min_drain = GS_NEVER;
-        sm->next_event = GS_NEVER;
-        memset(sm->done_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->done_mask);
-        uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
-        uint32_t lines = (uint32_t)(l1_bytes / c->l1_line_bytes);
-        if (lines < c->l1_assoc) l1_bytes = 0;
-        if (sm->l1.sets == 0 || (uint64_t)sm->l1.sets * sm->l1.assoc * c->l1_line_bytes != l1_bytes) {
-            gs_cache_free(&sm->l1);
-            if (l1_bytes) gs_cache_init(&sm->l1, l1_bytes / c->l1_line_bytes / c->l1_assoc * c->l1_assoc * c->l1_line_bytes,
-                                        c->l1_line_bytes, c->l1_sector_bytes, c->l1_assoc);
-        } else {
-            gs_cache_clear(&sm->l1);
-        }
-        memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
-        memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);
-        memset(sm->qpos, 0, sizeof sm->qpos);
-        sm->lsu.next_free = sm->l1_data.next_free = 0;
-        gs_icnt_port_reset(&sm->icnt);
-        if (c->sm_fetch_insts) gs_cal_reset(&sm->fetch);
-        memset(sm->iv_hist, 0, sizeof sm->iv_hist);
-        sm->iv_issued = sm->iv_thread_insts = sm->iv_l1_acc = sm->iv_l1_hits = sm->iv_l1_miss = 0;
-        sm->iv_shared = sm->iv_conflicts = 0;
-    }
+    /* per-slot scoreboards, the L1 for this carveout, the queues: SM by SM on the threads (launch_sm) */
+    atomic_store(&ts->next_sm, 0);
+    ts->setup_carve = carve;
+    ts->setup_failed = 0;
+    gs_pool_run(ts->pool, launch_sms, ts);
+    if (ts->setup_failed) return launch_fault(fault, "out of memory", 0);
     gs_l2_reset(&ts->l2);
     gs_dram_reset(&ts->dram);
     for (uint32_t k = 0; k < ts->nthreads; k++) {
@@ -674,6 +719,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         return ts->status;
     }
     const gs_tconfig *c = &ts->cfg;
+    ts->l1_clean = 0;
     uint64_t stop = ts->now + budget;
     uint64_t q = c->sim_quantum_cycles ? c->sim_quantum_cycles : 1;
     while (ts->now < stop) {

@@ -228,12 +228,6 @@ class WorkloadRunner:
         self.bundle, self.device, self.sim = bundle, device, sim
         self.addr: dict[str, int] = {}
         self.scratch: list[int] = []
-        for bid, buf in bundle.buffers.items():
-            a = device.malloc(max(buf.bytes, 1))
-            data = bundle.buffer_bytes(bid)
-            if data is not None and len(data):
-                device.write(a, np.frombuffer(data, np.uint8))
-            self.addr[bid] = a
         self.modules: dict[str, object] = {}
         self.module_errors: dict[str, str] = {}
         self._done: dict[int, _Prepared] = {}
@@ -251,6 +245,16 @@ class WorkloadRunner:
             sys.setswitchinterval(min(self._switch, SWITCH_S))
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="simtscope-lower")
             self._jobs = {rel: self._pool.submit(self._lower, rel) for rel in self._for_sim}
+        try:                            # (the first modules are lowered meanwhile)
+            for bid, buf in bundle.buffers.items():
+                a = device.malloc(max(buf.bytes, 1))
+                data = bundle.buffer_bytes(bid)
+                if data is not None and len(data):
+                    device.write(a, np.frombuffer(data, np.uint8))
+                self.addr[bid] = a
+        except BaseException:
+            self.close()
+            raise
 
     def _lower(self, rel: str):
         """The module's program (pure Python: any thread)."""
