@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import errors
+from engine import errors, sass
 from engine.timing import TimingSim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,3 +278,47 @@ def test_a_fault_on_one_sm_is_the_same_for_any_thread_count():
         seen.append(_stats(sim.launch(ok, 64, 128, bufs)))
     assert seen[0] == seen[2] == seen[4]
     assert seen[1] == seen[3] == seen[5]
+
+
+def _legacy_and_prepared(text: str, name: str, overrides=()):
+    """The module as load_ptx + the first launch's sass_mode leave it, and as prepare_ptx + adopt do."""
+    sim = TimingSim("h200", overrides=list(overrides), threads=1)
+    old = sim.device.load_ptx(text, filename=name)
+    old_mode = sim.sass_mode(old)
+    new = sim.adopt(sim.device, sim.prepare_ptx(text, name))
+    return old, old_mode, new, sim.sass_mode(new)
+
+
+def _same_module(old, new):
+    assert old.order == new.order and old.sass_state == new.sass_state
+    assert old.program.insts.tobytes() == new.program.insts.tobytes()
+    assert old.program.opnds.tobytes() == new.program.opnds.tobytes()
+    assert (old.sass is None) == (new.sass is None)
+    if old.sass is not None:
+        assert old.sass.costs.tobytes() == new.sass.costs.tobytes() and list(old.sass.regs) == list(new.sass.regs)
+
+
+@pytest.mark.skipif(sass.find_tools() is None, reason=f"SASS tools: {sass.why_missing()}")
+@pytest.mark.parametrize("order,unroll", [(1, 1), (2, 1), (0, 0), (1, 0)])
+def test_a_module_lowered_once_is_the_one_lowered_then_rescheduled(order, unroll):
+    """WorkloadRunner lowers a module once, in the simulator's order (TimingSim.prepare_ptx, on any thread):
+    the same instructions, SASS costs, order and mode as the latency-order load rescheduled at its first
+    launch. sgemm_naive has the loop timing.sass_unroll lays out as its SASS."""
+    text = (ROOT / "validation" / "ptx" / "sgemm_naive.sm90.ptx").read_text()
+    sets = [f"timing.sass_order={order}", f"timing.sass_unroll={unroll}"]
+    old, old_mode, new, new_mode = _legacy_and_prepared(text, "sgemm_naive.ptx", sets)
+    _same_module(old, new)
+    assert old_mode == new_mode
+    if unroll:
+        assert old_mode["unrolled"] == ["sgemm_naive line 73 x4"]
+    assert new.order == ("latency", "sass loads", "sass")[order]
+
+
+def test_a_module_without_ptxas_is_lowered_once_in_the_latency_order(monkeypatch):
+    monkeypatch.setattr(sass, "find_tools", lambda: None)
+    text = (ROOT / "validation" / "ptx" / "sgemm_naive.sm90.ptx").read_text()
+    old, old_mode, new, new_mode = _legacy_and_prepared(text, "sgemm_naive.ptx")
+    _same_module(old, new)
+    assert new.order == "latency" and new.sass is None
+    assert new_mode == old_mode and new_mode["mode"] == "ptx"
+    assert new.sass_state == {"mode": "ptx", "reason": sass.why_missing(), "unroll": 1}
