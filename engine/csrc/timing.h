@@ -225,6 +225,7 @@ struct gs_tsim {
     _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms) */
     uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
     uint64_t mem_issued;               /* warp instructions they issued in the quantum */
+    uint32_t mem_busy_sms;             /* how many of them hold warps (all_idle) */
     uint64_t last_issue_cycle;
     gs_tstats st;                      /* launch figures and the memory phase's counters (+ workers') */
     /* recording */

@@ -571,11 +571,10 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
     return GS_NEVER;
 }
 
+/* no CTA left to place and no warp on any SM (every SM's memory phase of the quantum counted its warps, so
+ * the SMs' lines, last written by the threads that ran them, are not read again here) */
 static int all_idle(gs_tsim *ts) {
-    if (ts->next_cta < ts->total_ctas) return 0;
-    for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++)
-        if (ts->sms[s].warps_used) return 0;
-    return 1;
+    return ts->next_cta >= ts->total_ctas && ts->mem_busy_sms == 0;
 }
 
 static int deadlock(gs_tsim *ts, gs_fault *out) {
@@ -619,6 +618,7 @@ static int mem_sm(gs_tsim *ts, uint32_t s) {
     gs_rec_stage_flush(&ts->rec, s);
     if (sm->issued_q) ts->last_issue_cycle = sm->last_issue;
     ts->mem_issued += sm->issued_q;
+    ts->mem_busy_sms += sm->warps_used != 0;
     if (sm->next_event < ts->mem_next) ts->mem_next = sm->next_event;
     return 0;
 }
@@ -737,6 +737,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         ts->mem_atomics = 0;
         int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED;
         ts->mem_issued = 0;
+        ts->mem_busy_sms = 0;
         gs_rec_stage_on(&ts->rec);
         atomic_store(&ts->next_sm, 0);
         if (light || ts->nthreads == 1) run_all(ts);     /* (one thread: no shared counter to take SMs from) */
