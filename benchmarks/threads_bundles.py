@@ -4,6 +4,7 @@ the statistics are the same for every thread count (and against a baseline check
 
     python benchmarks/threads_bundles.py [--bundles resnet18_b1_224_fp16,...] [--threads 1,2] [--repeat 3]
         [--root DIR] [--baseline DIR] [--cpus 0,1] [--json OUT]
+    python benchmarks/threads_bundles.py --split [--bundles ...] [--threads 1] [--root DIR] [--baseline DIR]
 
 Each run is a fresh process (`python -m simtscope run ... --json`) in the checkout's root (this one, and --baseline's
 when given, alternating run by run so that both see the same machine); --cpus pins every run to those cores (taskset),
@@ -11,6 +12,9 @@ as "2 threads on a 2-core machine" asks. Before timing, every module of each bun
 disk cache), so no run pays for ptxas. Prints, per bundle and checkout, the best and median wall per thread count, the
 ratio of the 1-thread median to each other median, and "identical" when every run's per-launch statistics (all but
 wall times) and outputs agree. Exit status 1 if any differ.
+
+--split prints instead where the run's own thread spends its CPU time (thread_time around the runner's buffer
+filling and module loading, TimingSim.sass_mode, flush, launch and _simulate), one run per bundle and tree.
 """
 from __future__ import annotations
 
@@ -68,6 +72,54 @@ def one_run(root: Path, path: Path, threads: int, cpus: str | None) -> dict:
     return {"wall": d["wall_s"], "result": json.dumps([launches, d["outputs"]], sort_keys=True)}
 
 
+SPLIT = r"""
+import contextlib, io, sys, time, collections
+from engine import timing
+from engine.workload import replay
+T = collections.defaultdict(float)
+def wrap(obj, name, key):
+    f = getattr(obj, name)
+    def g(*a, **k):
+        t = time.thread_time()
+        try:
+            return f(*a, **k)
+        finally:
+            T[key] += time.thread_time() - t
+    setattr(obj, name, g)
+for obj, name, key in [(replay.WorkloadRunner, "__init__", "init"), (replay.WorkloadRunner, "_module", "modules"),
+                       (timing.TimingSim, "sass_mode", "sass_mode"), (timing.TimingSim, "_simulate", "simulate"),
+                       (timing.TimingSim, "launch", "launch"), (timing.TimingSim, "flush", "flush"),
+                       (replay, "run_workload", "run")]:
+    wrap(obj, name, key)
+from simtscope import cli
+sys.argv = ["simtscope", "run", "--workload", sys.argv[1], "--timing", "--threads", sys.argv[2]]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        cli.main()
+    except SystemExit:
+        pass
+eager = not hasattr(replay.WorkloadRunner, "prepare")       # (main before par2: modules loaded in __init__)
+print(f"{T['run']:8.2f} {T['init'] - (T['modules'] if eager else 0):8.2f} {T['modules']:8.2f} {T['sass_mode']:9.2f} "
+      f"{T['launch'] - T['simulate'] - T['sass_mode']:8.2f} {T['flush']:6.2f} {T['simulate']:9.2f}")
+"""
+
+
+def split(roots: dict, names: list[str], threads: list[int], cpus: str | None) -> int:
+    print(f"{'bundle':26s} {'tree':5s} {'T':>2s} {'run':>8s} {'buffers':>8s} {'modules':>8s} {'sass_mode':>9s} "
+          f"{'launch':>8s} {'flush':>6s} {'simulate':>9s}   (CPU s of the run's thread)")
+    for name in names:
+        path = bundle_path(ROOT, name)
+        warm(path)
+        for r, root in roots.items():
+            for t in threads:
+                cmd = [sys.executable, "-c", SPLIT, str(path), str(t)]
+                if cpus:
+                    cmd = ["taskset", "-c", cpus] + cmd
+                p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+                print(f"{name:26s} {r:5s} {t:2d} {p.stdout.strip() or p.stderr[-300:]}", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bundles", default=BUNDLES, help="names in workloads/zoo or workloads/examples, or paths")
@@ -78,6 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cpus", help="taskset -c list for every run, e.g. 0,1")
     ap.add_argument("--json", help="write the walls, ratios and a digest of the statistics here")
     ap.add_argument("--warm-only", action="store_true", help="only compile the bundles' modules with ptxas (cache)")
+    ap.add_argument("--split", action="store_true", help="where the run's thread spends its CPU time, per bundle")
     a = ap.parse_args(argv)
     if a.warm_only:
         for name in a.bundles.split(","):
@@ -85,6 +138,8 @@ def main(argv=None) -> int:
         return 0
     threads = [int(t) for t in a.threads.split(",")]
     roots = {"this": Path(a.root).resolve()} | ({"base": Path(a.baseline).resolve()} if a.baseline else {})
+    if a.split:
+        return split(roots, a.bundles.split(","), threads, a.cpus)
     rows, doc, bad = [], {}, 0
     for name in a.bundles.split(","):
         path = bundle_path(ROOT, name)
