@@ -69,7 +69,8 @@ def one_run(root: Path, path: Path, threads: int, cpus: str | None) -> dict:
         d = json.loads(out.read_text())
     launches = [{**{k: v for k, v in L.items() if k != "wall_s"},
                  "stats": {k: v for k, v in (L.get("stats") or {}).items() if k != "wall_s"}} for L in d["launches"]]
-    return {"wall": d["wall_s"], "result": json.dumps([launches, d["outputs"]], sort_keys=True)}
+    return {"wall": d["wall_s"], "result": json.dumps([launches, d["outputs"]], sort_keys=True),
+            "launch_walls": [L.get("wall_s") for L in d["launches"]]}
 
 
 SPLIT = r"""
@@ -145,12 +146,14 @@ def main(argv=None) -> int:
         path = bundle_path(ROOT, name)
         warm(path)
         walls = {(r, t): [] for r in roots for t in threads}
+        per_launch = {(r, t): [] for r in roots for t in threads}
         results = set()
         for _ in range(a.repeat):
             for r, root in roots.items():
                 for t in threads:
                     res = one_run(root, path, t, a.cpus)
                     walls[r, t].append(res["wall"])
+                    per_launch[r, t].append(res["launch_walls"])
                     results.add(res["result"])
                     print(f"  {name} {r} T{t}: {res['wall']:.2f} s", file=sys.stderr, flush=True)
         same = len(results) == 1
@@ -158,6 +161,7 @@ def main(argv=None) -> int:
         for r in roots:
             med = {t: statistics.median(walls[r, t]) for t in threads}
             doc.setdefault(name, {})[r] = {f"T{t}": walls[r, t] for t in threads} | {
+                f"T{t}_launches": per_launch[r, t] for t in threads} | {
                 f"ratio_T{t}": med[threads[0]] / med[t] for t in threads[1:]} | {
                 "identical": same, "digests": sorted(hashlib.sha256(x.encode()).hexdigest()[:16] for x in results)}
             rows.append((name, r, " ".join(f"{min(walls[r, t]):7.2f} {med[t]:7.2f}" for t in threads),
