@@ -262,6 +262,26 @@ def test_unsupported_ptx_names_launch_file_and_line(tmp_path):
     assert res.launches[0].error == err.replace("launch 1", "launch 0")   # both launches use the module
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_module_that_fails_to_lower_ahead_names_its_launches_as_inline(tmp_path, threads):
+    """With 2 threads the modules are lowered on another thread (WorkloadRunner background): a module that
+    does not load gives every launch of it the same error as with 1 thread (and no background), the other
+    launches still run, and the GIL switch interval is back to what it was."""
+    import sys
+    from engine.timing import TimingSim
+    m, files = _good(tmp_path)
+    rel = m["launches"][1]["ptx"]
+    files[rel] = files[rel].decode().replace("ret;", "bogus.op %r1;\n\tret;", 1).encode()
+    before = sys.getswitchinterval()
+    with open_bundle(_write(tmp_path, m, files)) as b:
+        res = run_workload(b, sim=TimingSim("h200", threads=threads))
+    assert sys.getswitchinterval() == before
+    errs = [r.error for r in res.launches]
+    assert errs[1] == f"launch 1 (saxpy): {rel}:50:2: unknown instruction 'bogus'"
+    assert errs[0] == errs[1].replace("launch 1", "launch 0")       # both launches use the module
+    assert all(r.sim_cycles is None for r in res.launches) and not res.outputs_pass
+
+
 @pytest.mark.parametrize("kind", ["zip-slip", "symlink", "two-tops", "truncated", "too-big"])
 def test_hostile_archives(tmp_path, kind):
     src = saxpy_bundle().save(tmp_path / "ok")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -210,6 +211,21 @@ class _Prepared:
     error: str | None = None
 
 
+_switch_lock = threading.Lock()
+_switch_users = [0, 0.0]       # runners lowering on a thread now, the interval before the first
+
+
+def _short_switch(d: int) -> None:
+    """The GIL switch interval is SWITCH_S while any runner of the process lowers modules on its thread."""
+    with _switch_lock:
+        if d > 0 and _switch_users[0] == 0:
+            _switch_users[1] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_users[1], SWITCH_S))
+        _switch_users[0] += d
+        if d < 0 and _switch_users[0] == 0:
+            sys.setswitchinterval(_switch_users[1])
+
+
 class WorkloadRunner:
     """Holds one bundle on one device: buffers allocated and filled, then each launch prepared (its module
     loaded on first use, its kernel found, its arguments packed) when run_workload comes to it (prepare) or
@@ -241,8 +257,8 @@ class WorkloadRunner:
         if background and self._for_sim:
             # the run's thread takes the GIL back within this when it returns from the engine (Python's
             # default, 5 ms, would hold up each return while the lowering thread runs)
-            self._switch = sys.getswitchinterval()
-            sys.setswitchinterval(min(self._switch, SWITCH_S))
+            _short_switch(+1)
+            self._switch = True
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="simtscope-lower")
             self._jobs = {rel: self._pool.submit(self._lower, rel) for rel in self._for_sim}
         try:                            # (the first modules are lowered meanwhile)
@@ -287,7 +303,9 @@ class WorkloadRunner:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-            sys.setswitchinterval(self._switch)
+        if self._switch:
+            self._switch = None
+            _short_switch(-1)
 
     def _prepare(self, L: Launch) -> _Prepared:
         where = f"launch {L.index} ({L.kernel})"
