@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
+#include "hostmem.h"
 
 int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     const gs_launch_desc *d = c->ld;
@@ -25,10 +26,12 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     if (!reuse) {
         gs_cta_free(cta);
         memset(cta, 0, sizeof *cta);
-        cta->warps = calloc(nwarps, sizeof *cta->warps);
+        /* warps and register slots (32 x 8 bytes) start host cache lines: a slot is 4 lines, not 5 */
+        cta->warps = aligned_alloc(GS_HOST_LINE, nwarps * sizeof *cta->warps);
+        if (cta->warps) memset(cta->warps, 0, nwarps * sizeof *cta->warps);
         cta->bar_wait = calloc(nwarps, sizeof *cta->bar_wait);
-        cta->shared = calloc(shared ? shared : 1, 1);
-        uint64_t *R = malloc(regbytes * nwarps);
+        cta->shared = gs_line_calloc(shared ? shared : 1, 1);
+        uint64_t *R = aligned_alloc(GS_HOST_LINE, regbytes * nwarps > 0 ? regbytes * nwarps : GS_HOST_LINE);
         uint32_t *P = calloc((size_t)nwarps * (c->npreds + 1), sizeof *P);
         uint8_t *L = calloc((size_t)nwarps * GS_WARP * (f->local_bytes ? f->local_bytes : 1), 1);
         if (!cta->warps || !cta->bar_wait || !cta->shared || !R || !P || !L) {

@@ -115,32 +115,35 @@ typedef struct gs_simt {
 
 enum gs_wstate { GS_W_READY = 0, GS_W_BAR, GS_W_DONE };
 
+/* Field order: what every step reads or writes first, with the reconvergence stack (its first entry in
+ * the same host cache line), the lane addresses on lines of their own; cta.c allocates warps on host
+ * cache lines (a warp's state is cold whenever it issues: other SMs ran in between). */
 struct gs_warp {
     uint64_t *R;               /* (nconst + nregs) * 32 */
     uint32_t *P;               /* npreds masks */
+    gs_cta *cta;
+    int32_t sp;                /* entries in stack */
+    uint32_t live;             /* lanes that exist and have not exited */
+    int32_t state;             /* enum gs_wstate */
+    /* last memory access (for the timing model): per-lane addresses of the active lanes (maddr) */
+    uint32_t mmask;
+    uint8_t msize, mspace, mwrite, matomic;
     uint32_t carry;            /* carry flag (CC.CF) per lane as a mask (add.cc, addc, subc, madc) */
     gs_simt stack[GS_MAX_STACK];
-    int32_t sp;                /* entries in stack */
     int32_t calls[GS_MAX_CALL];/* return pcs */
     int32_t ncalls;
-    uint32_t live;             /* lanes that exist and have not exited */
     uint32_t exited;
-    int32_t state;             /* enum gs_wstate */
     int32_t bar_id;            /* barrier waited on */
     uint32_t bar_mask;         /* lanes of this warp that arrived at it (deadlock reports) */
     int32_t bar_dst;           /* bar.red destination: register offset or predicate index */
     int32_t bar_red_kind;      /* 0: none, 1: popc into a register, 2: and/or into a predicate */
     int32_t idx;               /* warp index in CTA */
-    gs_cta *cta;
     uint8_t *local;            /* 32 * local_bytes, lane-major */
     uint64_t insts;            /* warp instructions executed */
-    /* last memory access (for the timing model): per-lane addresses of the active lanes */
-    uint64_t maddr[GS_WARP];
-    uint32_t mmask;
-    uint8_t msize, mspace, mwrite, matomic;
     uint32_t cp_groups_pending; /* cp.async groups committed and not waited (done at issue here) */
     int32_t wg_pending;        /* wgmma groups */
     uint32_t tid_base;         /* linear thread index of lane 0 */
+    _Alignas(64) uint64_t maddr[GS_WARP];
     uint32_t tid[3 * GS_WARP]; /* per-lane tid.x, tid.y, tid.z */
 };
 

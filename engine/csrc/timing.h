@@ -38,8 +38,10 @@ static inline uint64_t gs_res_backlog(const gs_res *r, uint64_t now) {
     return nf > now ? nf - now : 0;
 }
 
-/* Per warp-slot timing state. The fields the scheduler reads for every warp every time it looks for
- * one to issue come first (one cache line). */
+/* Per warp-slot timing state. The fields the scheduler and the state accounting read come first (one
+ * host cache line), then what every issue reads or writes (the second); the rest is touched by rarer
+ * instructions. A warp's state is cold whenever it issues (the other SMs ran in between), so each line
+ * it touches is a host cache miss: the array starts a line (tsim.c) and each slot is whole lines. */
 typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
     uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
@@ -52,24 +54,28 @@ typedef struct gs_tw {
     uint8_t throttle_state;
     uint8_t rec_state;                 /* last recorded state (full recording) */
     uint8_t next_q;                    /* the queue its next instruction enters: GS_Q_MIO, GS_Q_LG or 0 */
+    uint8_t nr_state;                  /* next_ready's default state (with nr_base, nr_fetch below) */
     uint16_t slot;
     uint16_t pos;                      /* position in its sub-core's warps (and rdy, unit) */
     uint16_t sub;                      /* its sub-core: slot % sm.subcores */
+    uint8_t fetch_left;                /* sm.fetch_insts: instructions left in the warp's fetch buffer */
+    uint8_t frag_left;                 /* sm.frag_requests: requests of the warp's wmma.load still to issue */
     uint64_t age;
-    /* colder */
-    struct gs_tcta *cta;
+    uint64_t acc_t;                    /* states accounted up to here */
+    /* every issue (the second line) */
+    uint64_t fetch_req;                /* its last issue (a fetch may start then) */
     uint64_t *reg_ready;               /* per register slot: cycle the value is ready */
     uint8_t *reg_kind;                 /* wait state charged while waiting for it */
     uint64_t *pred_ready;
     uint64_t *pred_use;                /* sm.pred_use_latency_cycles: ready for a guard / select (0: pred_ready) */
-    uint64_t acc_t;                    /* states accounted up to here */
+    uint64_t nr_base, nr_fetch;        /* next_ready's inputs (its earliest cycle, the i-fetch), kept to
+                                        * recompute it when they or the registers were pending (tsm.c) */
+    /* colder */
+    struct gs_tcta *cta;
     uint64_t drain_at;                 /* the warp's stores have left the SM: an exited warp frees its slot */
     uint64_t acked_at;                 /* the L2 has accepted the warp's stores (what a fence waits for) */
     uint64_t start;                    /* cycle the warp became resident */
-    uint64_t nr_base, nr_fetch;        /* next_ready's inputs (its earliest cycle, the i-fetch), kept to */
-    uint8_t nr_state;                  /* recompute it when they or the registers were pending (tsm.c) */
-    uint8_t fetch_left;                /* sm.fetch_insts: instructions left in the warp's fetch buffer */
-    uint64_t fetch_req, fetch_at;      /* its last issue (a fetch may start then); its buffer's issue cycle */
+    uint64_t fetch_at;                 /* sm.fetch_insts: its buffer's issue cycle */
     const void *tr_next;               /* trace-driven: the warp's next record (trace_src.c; NULL: not started) */
     uint32_t tr_left;                  /* and how many are left */
     uint8_t wg_head, wg_count;         /* sm.wgmma_chain_in_pipe: committed wgmma groups (ring, oldest first) */
@@ -78,11 +84,13 @@ typedef struct gs_tw {
     uint8_t cp_head, cp_count;         /* sm.cp_async_wait: committed cp.async groups (ring, oldest first) */
     uint64_t cp_open;                  /*   latest data arrival of the cp.async issued since the last commit */
     uint64_t cp_group[8];              /*   each committed group's data-arrival cycle (may be a pending marker) */
-    uint8_t frag_left, frag_next;      /* sm.frag_requests: requests of the warp's wmma.load still to issue, the next */
+    uint8_t frag_next;                 /* sm.frag_requests: the next request of the warp's wmma.load */
     int32_t frag_pc;                   /*   the wmma.load */
     uint32_t frag_rows, frag_row_bytes; /*   its tile as stored: rows of row_bytes, pitch bytes apart from base */
     uint64_t frag_base, frag_pitch;
+    uint64_t pad_[3];                  /* to whole host cache lines: each slot of the array (on lines: tsim.c) starts one */
 } gs_tw;
+_Static_assert(sizeof(gs_tw) % 64 == 0, "gs_tw must be whole host cache lines");
 
 typedef struct gs_tcta {
     gs_cta cta;                        /* functional state */
