@@ -105,7 +105,7 @@ static inline void gs_cal_settle_free(gs_cal *c, uint64_t end) {
     }
 }
 
-static inline uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
+static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     int moved = 0;
     if (t + 64 > c->base + GS_CAL_SPAN / 2) { gs_cal_advance(c, t + 64 - GS_CAL_SPAN / 2); moved = 1; }
     if (t < c->base) t = c->base;

@@ -17,6 +17,9 @@ int gs_dram_init(gs_dram *d, const gs_tconfig *c, gs_tstats *st) {
     d->banks = c->dram_banks;
     d->row_bytes = c->dram_row_bytes;
     d->sector_bytes = c->l2_sector_bytes;
+    d->nch_mask = d->nch > 1 && !(d->nch & (d->nch - 1)) ? d->nch - 1 : 0;
+    d->row_shift = d->row_bytes > 1 && !(d->row_bytes & (d->row_bytes - 1)) ? (uint32_t)__builtin_ctz(d->row_bytes) : 0;
+    d->banks_mask = d->banks > 1 && !(d->banks & (d->banks - 1)) ? d->banks - 1 : 0;
     d->policy = &GS_DRAM_POLICIES[c->dram_policy < GS_DRAM__COUNT ? c->dram_policy : GS_DRAM_OPEN_ROW];
     d->st = st;
     double clk = c->gpu_sm_clock_mhz * 1e6;
@@ -64,7 +67,8 @@ void gs_dram_flush(gs_dram *d) {
 }
 
 uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr) {
-    return gs_mix((addr >> 8) * 0x9E3779B97F4A7C15ull >> 7) % d->nch;
+    uint32_t h = gs_mix((addr >> 8) * 0x9E3779B97F4A7C15ull >> 7);
+    return d->nch_mask ? h & d->nch_mask : h % d->nch;
 }
 
 /* Row buffer of the bank `addr` maps to, for a request arriving at t and served from `start`: 1 on a
@@ -72,8 +76,9 @@ uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr) {
  * also serves a request with an earlier request to the same row that was still queued when it arrived
  * (served at or after t): the scheduler groups them, so it is a hit without reopening that row. */
 static int row_miss(gs_dram *d, gs_dram_chan *ch, uint64_t addr, uint64_t t, uint64_t start) {
-    uint64_t row = addr / d->row_bytes;
-    size_t bank = (size_t)(gs_mix(row) % d->banks) * GS_FR_ROWS;
+    uint64_t row = d->row_shift ? addr >> d->row_shift : addr / d->row_bytes;
+    uint32_t hr = gs_mix(row);
+    size_t bank = (size_t)(d->banks_mask ? hr & d->banks_mask : hr % d->banks) * GS_FR_ROWS;
     uint64_t *rows = ch->open_row + bank, *used = ch->row_used + bank;
     uint32_t lim = d->policy->rows, k = 0;
     while (k < lim && rows[k] != row + 1) k++;

@@ -45,6 +45,8 @@ typedef struct gs_dram_chan {
 typedef struct gs_dram {
     gs_dram_chan *ch;
     uint32_t nch, banks, row_bytes, sector_bytes;
+    uint32_t nch_mask, banks_mask;         /* nch - 1, banks - 1 when a power of two (x % n as x & mask), else 0 */
+    uint32_t row_shift;                    /* log2(row_bytes) when a power of two, else 0 */
     const gs_dram_policy_desc *policy;
     uint64_t sector_cost, sector_cost_w;   /* fixed-point (1/256) cycles per sector and channel */
     uint64_t latency, row_miss;            /* cycles */

@@ -255,7 +255,16 @@ static uint64_t tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x
         /* constant bank: broadcast, divergent addresses serialise */
         uint32_t distinct = 0;
         uint64_t seen[GS_WARP];
-        for (uint32_t m = w->mmask; m; m &= m - 1) {
+        /* the usual case, every lane on one address (a kernel parameter): one distinct address */
+        uint64_t a0 = w->maddr[__builtin_ctz(w->mmask)];
+        int uniform = 1;
+        if (w->mmask == 0xffffffffu) {
+            for (int l = 0; l < 32; l++) uniform &= w->maddr[l] == a0;     /* (vectorised) */
+        } else {
+            for (uint32_t m = w->mmask; m; m &= m - 1) uniform &= w->maddr[__builtin_ctz(m)] == a0;
+        }
+        if (uniform) distinct = 1;
+        else for (uint32_t m = w->mmask; m; m &= m - 1) {
             uint64_t a = w->maddr[__builtin_ctz(m)];
             uint32_t i = 0;
             while (i < distinct && seen[i] != a) i++;
