@@ -15,6 +15,7 @@ UNITS = {
     "test_dram": ["dram.c"],                         # DRAM channels and row policies
     "test_l2": ["l2.c", "dram.c", "cache.c"],        # L2 slices, partitions, atomic units
     "test_l1": ["l1.c", "icnt.c", "cache.c"],        # coalescer, shared banks, L1 directory, interconnect
+    "test_tc_tile": ["tc_tile.c", "l1.c", "cache.c"],  # wmma tile pieces through the coalescer, f16 -> double
 }
 
 

@@ -150,6 +150,52 @@ def test_wmma_shared_memory_two_steps_and_fragment_math(dev, rng):
         assert np.abs(got - ref).max() <= 2 * HW_REL * mag.max()
 
 
+def _small_ints(rng, shape, lim, dtype):
+    """integers in [-lim, lim]: products and sums of a 16x16x16 mma are exact in f16/f32"""
+    return rng.integers(-lim, lim + 1, shape).astype(dtype)
+
+
+@sim_only
+def test_wmma_store_with_overlapping_rows_writes_in_element_order(dev, rng):
+    """ldd = 12 < 16 columns: the rows of D overlap in memory. The engine stores a fragment element by element
+    (element e of lanes 0..31, then e + 1), so an address holds the value written last in that order; lane
+    2i+1's elements 4..7 (row i) land where lane 2i+2's 0..3 (row i+1) do and win. A whole-run fast path
+    (lane by lane) would let lane 2i+2 win instead."""
+    a, b = _small_ints(rng, (16, 16), 2, np.float16), _small_ints(rng, (16, 16), 2, np.float16)
+    c = _small_ints(rng, (16, 16), 4, np.float32)
+    ref = (a.astype(np.float64) @ b.astype(np.float64) + c).astype(np.float32)   # exact: |sum| <= 68
+    ldd = 12
+    want = np.full(15 * ldd + 16 + 4, -1.0, np.float32)
+    for e in range(8):
+        for lane in range(32):
+            i, j = divmod(lane * 8 + e, 16)
+            want[i * ldd + j] = ref[i, j]
+    dbuf = dev.to_device(np.full(want.size, -1.0, np.float32))
+    dev.launch(load_kernels(dev, "tensor_wmma.sm90").kernel("wmma_m16n16k16_f16_f32_rr"), 1, 32,
+               [dev.to_device(a), dev.to_device(b), dev.to_device(c), dbuf, 16, 16, 16, ldd, 1, 1])
+    lane_by_lane = np.full(want.size, -1.0, np.float32)
+    for lane in range(32):
+        for e in range(8):
+            i, j = divmod(lane * 8 + e, 16)
+            lane_by_lane[i * ldd + j] = ref[i, j]
+    assert not np.array_equal(lane_by_lane, want)              # (the order shows in this case)
+    assert np.array_equal(dev.from_device(dbuf), want)
+
+
+@sim_only
+def test_wmma_load_past_its_allocation_faults_at_the_first_element(dev, rng):
+    """A fragment whose last row lies past the end of A: the fault names the first element of the walk
+    (element 0 of lane 30, row 15) and its address, as the per-element path reports it."""
+    from engine.errors import MemoryFault
+    a = dev.to_device(np.zeros(15 * 16, np.float16))            # one row short of 16 x 16
+    z = lambda n: dev.to_device(np.zeros(n, np.float32))        # noqa: E731
+    bad = a.addr + 15 * 16 * 2
+    with pytest.raises(MemoryFault, match=f"out-of-bounds global access of 2 bytes at {bad:#x}") as err:
+        dev.launch(load_kernels(dev, "tensor_wmma.sm90").kernel("wmma_m16n16k16_f16_f32_rr"), 1, 32,
+                   [a, dev.to_device(np.zeros(256, np.float16)), z(256), z(256), 16, 16, 16, 16, 1, 1])
+    assert err.value.lane == 30 and err.value.addr == bad
+
+
 # ---------------------------------------------------------------- mma.sync: the PTX fragments
 # Element i of a lane's fragment -> (row, col), written from the PTX ISA's tables for each form
 # (g = lane >> 2 is the group, t = lane % 4 the thread in the group); element i sits in register

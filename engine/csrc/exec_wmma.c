@@ -19,7 +19,9 @@
  * p + (j*stride + i)*size (.col); the default stride is the leading dimension (columns for .row,
  * rows for .col). The address and stride come from the first executing lane (PTX requires them to be
  * uniform). All 32 lanes' fragments are loaded, computed and stored (.aligned: every lane must take
- * part); registers are written for the executing lanes.
+ * part); registers are written for the executing lanes. A tile that lies in one global allocation or in
+ * shared memory is translated once and read or written a run at a time (the whole-tile path below);
+ * anything else goes element by element, which reports a fault at the first bad element as always.
  * Numerics: tensor.h. aux (decode.py): bits 0-7 shape, bit 8 layout of load/store (or A layout of
  * mma), bit 9 B layout of mma, bits 16-23 C type of mma; mma's x->type is D's type, x->type2 A's
  * (0 for f16 inputs).
@@ -27,6 +29,7 @@
 #include "addr.h"
 #include "tensor.h"
 #include "tc_mac.h"
+#include "tc_tile.h"
 
 enum { SHAPE_M16N16K16 = 1, SHAPE_M32N8K16 = 2, SHAPE_M8N32K16 = 3, SHAPE_M16N16K8 = 4 };
 
@@ -85,7 +88,6 @@ static void mem_args(const gs_warp *w, const gs_xinst *x, uint32_t m, int memi, 
     else *stride = (uint64_t)(col ? f->rows : f->cols);
 }
 
-/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
 /* remember every element address of this step of a fragment access for the timing model */
 static inline void record_tile(gs_ctx *c, const frag *f, int col, uint64_t addr, uint64_t stride, uint64_t es) {
     c->mfrag_base = addr;
@@ -99,15 +101,10 @@ static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
     for (int l = 0; l < GS_WARP && c->nmext < sizeof c->mext / sizeof *c->mext; l++) c->mext[c->nmext++] = w->maddr[l];
 }
 
-GS_HANDLER(h_wmma_load) {
-    frag f = {0};
-    frag_of((int)(x->aux & 0xff), x->sub, x->type, &f);
-    int col = (x->aux >> 8) & 1;
-    int nregs = gs_top(x, 0)->kind == GS_OK_VEC ? gs_top(x, 0)->n : 1;
-    uint64_t addr, stride;
-    mem_args(w, x, m, 1, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
-    uint64_t es = (uint64_t)f.bits / 8;
-    record_tile(c, &f, col, addr, stride, es);
+/* the per-element path: each element of every lane translated and read on its own */
+static int load_elements(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m, const frag *fp, int nregs,
+                         int col, uint64_t addr, uint64_t stride, uint64_t es) {
+    const frag f = *fp;
     uint32_t vals[GS_WARP][16];
     uint64_t first[GS_WARP];
     uint8_t *ptr[GS_WARP];
@@ -159,16 +156,10 @@ uint32_t gs_wmma_load_movms(const gs_xinst *x) {
     return transposed ? (uint32_t)(f.rows * f.cols / 64) : 0;
 }
 
-/* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], {regs}{, stride} */
-GS_HANDLER(h_wmma_store) {
-    frag f = {0};
-    frag_of((int)(x->aux & 0xff), GS_FRAG_D, x->type, &f);
-    int col = (x->aux >> 8) & 1;
-    int nregs = gs_top(x, 1)->kind == GS_OK_VEC ? gs_top(x, 1)->n : 1;
-    uint64_t addr, stride;
-    mem_args(w, x, m, 0, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
-    uint64_t es = (uint64_t)f.bits / 8;
-    record_tile(c, &f, col, addr, stride, es);
+/* the per-element path: each element of every lane translated and written on its own */
+static int store_elements(gs_ctx *c, gs_warp *w, const gs_xinst *x, const frag *fp, int col, uint64_t addr,
+                          uint64_t stride, uint64_t es) {
+    const frag f = *fp;
     uint64_t first[GS_WARP];
     uint8_t *ptr[GS_WARP];
     for (int e = 0; e < f.e; e++) {
@@ -195,22 +186,223 @@ GS_HANDLER(h_wmma_store) {
     return GS_X_NEXT;
 }
 
-/* the distinct elements of every lane of a fragment held in registers regs[], as doubles in fragment
- * order (lane l's run of E elements at l*E): for A and C/D that is the matrix row-major, for B
- * column-major (N x K) */
-static void frag_values(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double *out) {
-    const int E = f->e, P = f->p, bits = f->bits;
-    for (int e = 0; e < E; e++) {
-        const uint64_t *src = w->R + regs[e / P];   /* register regs[e / P] of lane l: src[l] */
-        int q = e % P;
-        double *o = out + e;
-        if (t == GS_T_F16) {
-            for (int l = 0; l < GS_WARP; l++) o[l * E] = gs_h2f((uint16_t)tc_unpack(src[l], 16, q));
-        } else if (t == GS_T_F32) {
-            for (int l = 0; l < GS_WARP; l++) o[l * E] = gs_f32((uint32_t)src[l]);
-        } else {
-            for (int l = 0; l < GS_WARP; l++) o[l * E] = tc_value(t, tc_unpack(src[l], bits, q));
+/* ---- whole-tile fast path ---------------------------------------------------------------------------
+ * Element e of lane l's run is `off[l] + e*step` elements from the tile's base: a run lies along one row
+ * (or column) of the matrix, so its elements are 1 apart in memory when the layout stores that row
+ * contiguously and `stride` apart otherwise. When the whole tile is aligned and lies in one global
+ * allocation or in the CTA's shared memory, one translation serves every element (what gs_mem_resolve
+ * would find for each of them), and a run is read or written as a few words; anything else (a fault, a
+ * generic address outside global memory, ...) takes the per-element path below, which reports faults in
+ * the same order as ever. The results, the records for the timing model and the warp's memory record
+ * are the same either way. */
+typedef struct {
+    uint64_t off[GS_WARP];     /* lane l's first element, in elements from the base */
+    uint64_t step;             /* elements between consecutive elements of a run */
+    uint64_t span;             /* the farthest element, in elements from the base (the base is the nearest) */
+    uint32_t srows, srow_bytes;/* the tile as stored: srows rows of srow_bytes bytes, stride elements apart */
+} tile;
+
+static void tile_of(const frag *f, int col, uint64_t stride, uint64_t es, tile *t) {
+    for (int l = 0; l < GS_WARP; l++) {
+        int i, j;
+        frag_coord(f, l, 0, &i, &j);
+        t->off[l] = col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j;
+    }
+    t->step = f->col_order == col ? 1 : stride;
+    t->srows = (uint32_t)(col ? f->cols : f->rows);
+    t->srow_bytes = (uint32_t)((col ? f->rows : f->cols) * es);
+    t->span = (uint64_t)(t->srows - 1) * stride + (t->srow_bytes / es - 1);
+}
+
+/* the host address of device address 0 for the tile at addr (NULL: take the per-element path), with the
+ * warp's memory record set as gs_mem_resolve leaves it for each element */
+static uint8_t *tile_host(gs_ctx *c, gs_warp *w, int space, uint64_t addr, const tile *t, uint64_t es, int write) {
+    if (addr & (es - 1)) return NULL;
+    uint64_t span = t->span * es;
+    if (t->span >> 40 || addr > UINT64_MAX - span - es) return NULL;
+    uint64_t hi = addr + span;                 /* the last element's address */
+    int sp = space == GS_SPACE_GENERIC && addr >= GS_GLOBAL_BASE ? GS_SPACE_GLOBAL : space;
+    uint8_t *base;
+    if (sp == GS_SPACE_GLOBAL) {
+        gs_alloc *h = c->hot;
+        if (!h || addr < h->base || hi + es > h->base + h->size) h = gs_mem_find(c->dev, addr, span + es);
+        if (!h) return NULL;
+        c->hot = h;
+        base = h->host - h->base;
+    } else if (sp == GS_SPACE_SHARED && hi < w->cta->shared_bytes && es <= w->cta->shared_bytes - hi) {
+        base = w->cta->shared;
+    } else {
+        return NULL;
+    }
+    w->mmask = GS_FULL;
+    w->msize = (uint8_t)es;
+    w->mwrite = (uint8_t)write;
+    w->matomic = 0;
+    w->mspace = (uint8_t)sp;
+    return base;
+}
+
+/* c->mext for the tile at addr: for global memory its pieces (tc_tile.h) where the alignment allows, for
+ * shared memory (the bank model takes every address) and otherwise every element in the per-element
+ * walk's order, as the per-element path records them */
+static void record_tile_elements(gs_ctx *c, const frag *f, int col, uint64_t addr, uint64_t stride, uint32_t es,
+                                 const tile *t, int shared) {
+    if (!shared) {
+        tc_runs r = {f->rows, f->cols, f->col_order, f->e};
+        uint32_t pb, n = tc_tile_pieces(&r, col, addr, stride * es, es, c->mext, &pb);
+        if (n) {
+            c->nmext = n;
+            c->mext_size = pb;
+            return;
         }
+    }
+    uint32_t n = 0;
+    for (int e = 0; e < f->e; e++) {
+        uint64_t d = (uint64_t)e * t->step;
+        for (int l = 0; l < GS_WARP; l++) c->mext[n++] = addr + (t->off[l] + d) * es;
+    }
+    c->nmext = n;
+    c->mext_size = es;
+}
+
+/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
+GS_HANDLER(h_wmma_load) {
+    frag f = {0};
+    frag_of((int)(x->aux & 0xff), x->sub, x->type, &f);
+    int col = (x->aux >> 8) & 1;
+    int nregs = gs_top(x, 0)->kind == GS_OK_VEC ? gs_top(x, 0)->n : 1;
+    uint64_t addr, stride;
+    mem_args(w, x, m, 1, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
+    uint64_t es = (uint64_t)f.bits / 8;
+    record_tile(c, &f, col, addr, stride, es);
+    tile t;
+    tile_of(&f, col, stride, es, &t);
+    uint8_t *base = tile_host(c, w, x->space ? x->space : GS_SPACE_GENERIC, addr, &t, es, 0);
+    if (!base || nregs > 16) return load_elements(c, w, x, m, &f, nregs, col, addr, stride, es);
+    record_tile_elements(c, &f, col, addr, stride, (uint32_t)es, &t, w->mspace == GS_SPACE_SHARED);
+    /* register r holds slots r*p .. r*p+p-1: (E is a multiple of p) word r % (E/p) of the run's bytes */
+    const uint64_t stepb = t.step * es;
+    const int nw = (int)((uint64_t)f.e * es / 4);
+    const uint32_t *regs = x->ops;
+    uint32_t v[16][GS_WARP];                   /* word k of lane l's run */
+    for (int l = 0; l < GS_WARP; l++) {
+        const uint8_t *p = base + addr + t.off[l] * es;
+        if (stepb == es)
+            for (int k = 0; k < nw; k++) memcpy(&v[k][l], p + 4 * k, 4);
+        else if (es == 2)
+            for (int k = 0; k < nw; k++) {
+                uint16_t lo, hi;
+                memcpy(&lo, p + (uint64_t)(2 * k) * stepb, 2);
+                memcpy(&hi, p + (uint64_t)(2 * k + 1) * stepb, 2);
+                v[k][l] = lo | (uint32_t)hi << 16;
+            }
+        else if (es == 4)
+            for (int k = 0; k < nw; k++) memcpy(&v[k][l], p + (uint64_t)k * stepb, 4);
+        else
+            for (int k = 0; k < nw; k++)
+                v[k][l] = p[(uint64_t)(4 * k) * stepb] | (uint32_t)p[(uint64_t)(4 * k + 1) * stepb] << 8 |
+                          (uint32_t)p[(uint64_t)(4 * k + 2) * stepb] << 16 | (uint32_t)p[(uint64_t)(4 * k + 3) * stepb] << 24;
+    }
+    for (int r = 0, k = 0; r < nregs; r++, k = k + 1 == nw ? 0 : k + 1) {
+        uint64_t *dst = w->R + regs[r];
+        const uint32_t *src = v[k];
+        GS_LANES(m, l, dst[l] = src[l]);
+    }
+    for (int l = 0; l < GS_WARP; l++) w->maddr[l] = addr + t.off[l] * es;   /* the lanes' first elements */
+    w->msize = (uint8_t)(f.e * es);
+    return GS_X_NEXT;
+}
+
+/* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], {regs}{, stride} */
+GS_HANDLER(h_wmma_store) {
+    frag f = {0};
+    frag_of((int)(x->aux & 0xff), GS_FRAG_D, x->type, &f);
+    int col = (x->aux >> 8) & 1;
+    int nregs = gs_top(x, 1)->kind == GS_OK_VEC ? gs_top(x, 1)->n : 1;
+    uint64_t addr, stride;
+    mem_args(w, x, m, 0, x->ir->nopnd == 3 ? nregs + 1 : -1, &f, col, &addr, &stride);
+    uint64_t es = (uint64_t)f.bits / 8;
+    record_tile(c, &f, col, addr, stride, es);
+    tile t;
+    tile_of(&f, col, stride, es, &t);
+    /* stored rows that overlap (a stride below the row) make the order of the writes matter: per element */
+    uint8_t *base = t.srows == 1 || stride * es >= t.srow_bytes
+                    ? tile_host(c, w, x->space ? x->space : GS_SPACE_GENERIC, addr, &t, es, 1) : NULL;
+    if (!base) return store_elements(c, w, x, &f, col, addr, stride, es);
+    record_tile_elements(c, &f, col, addr, stride, (uint32_t)es, &t, w->mspace == GS_SPACE_SHARED);
+    const uint64_t stepb = t.step * es;
+    const int P = f.p;
+    const uint32_t *regs = x->ops + 1;
+    for (int l = 0; l < GS_WARP; l++) {         /* every lane's registers (.aligned), register r = elements r*p.. */
+        uint8_t *p = base + addr + t.off[l] * es;
+        if (stepb == es) {
+            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)w->R[regs[r] + l]; memcpy(p + 4 * r, &v, 4); }
+        } else if (es == 2) {
+            for (int r = 0; r < nregs; r++) {
+                uint32_t v = (uint32_t)w->R[regs[r] + l];
+                uint16_t lo = (uint16_t)v, hi = (uint16_t)(v >> 16);
+                memcpy(p + (uint64_t)(2 * r) * stepb, &lo, 2);
+                memcpy(p + (uint64_t)(2 * r + 1) * stepb, &hi, 2);
+            }
+        } else if (es == 4) {
+            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)w->R[regs[r] + l]; memcpy(p + (uint64_t)r * stepb, &v, 4); }
+        } else {
+            for (int r = 0; r < nregs; r++)
+                for (int q = 0; q < P; q++) p[(uint64_t)(r * P + q) * stepb] = (uint8_t)(w->R[regs[r] + l] >> (8 * q));
+        }
+        w->maddr[l] = addr + t.off[l] * es;
+    }
+    w->msize = (uint8_t)(f.e * es);
+    return GS_X_NEXT;
+}
+
+/* the distinct elements of every lane of a fragment held in registers regs[], as doubles: for A and C/D in
+ * fragment order (lane l's run of E elements at l*E: the matrix row-major), for B (K x N, runs down its
+ * columns) transposed to row-major, out[k*n + j], the layout tc_mac_f64 takes. Register r of a lane holds
+ * elements r*p .. r*p+p-1 of its run (slots past the first E repeat them and are not read).
+ * f16 and f32 go in two steps: every lane's values of one register, converted in a loop the compiler
+ * vectorises (an f16 that is not a normal number is redone by gs_h2f), then put in place. */
+static void frag_values(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double *out, int n) {
+    const int E = f->e, P = f->p, bits = f->bits, nw = E / P;
+    ptrdiff_t pos[GS_WARP], d = 1;                /* lane l's element e goes to out[pos[l] + e*d] */
+    for (int l = 0; l < GS_WARP; l++) {
+        int idx = l * E;
+        pos[l] = f->col_order ? (ptrdiff_t)(idx & (f->rows - 1)) * n + (idx >> f->rshift) : idx;
+    }
+    if (f->col_order) d = n;
+    if (t == GS_T_F16) {
+        for (int r = 0; r < nw; r++) {
+            const uint64_t *src = w->R + regs[r];
+            uint64_t lo[GS_WARP], hi[GS_WARP], odd = 0;
+            for (int l = 0; l < GS_WARP; l++) {  /* gs_h2d's normal case, both halves */
+                uint64_t v = src[l], a = v & 0xffffu, b = (v >> 16) & 0xffffu;
+                lo[l] = ((a & 0x8000u) << 48) | (((a & 0x7fffu) << 42) + ((uint64_t)(1023 - 15) << 52));
+                hi[l] = ((b & 0x8000u) << 48) | (((b & 0x7fffu) << 42) + ((uint64_t)(1023 - 15) << 52));
+                odd |= ((a & 0x7c00u) - 0x400u >= 0x7800u) | ((b & 0x7c00u) - 0x400u >= 0x7800u);
+            }
+            if (odd)
+                for (int l = 0; l < GS_WARP; l++) {
+                    double x = gs_h2d((uint16_t)src[l]), y = gs_h2d((uint16_t)(src[l] >> 16));
+                    memcpy(&lo[l], &x, 8);
+                    memcpy(&hi[l], &y, 8);
+                }
+            for (int l = 0; l < GS_WARP; l++) {
+                memcpy(out + pos[l] + 2 * r * d, &lo[l], 8);
+                memcpy(out + pos[l] + (2 * r + 1) * d, &hi[l], 8);
+            }
+        }
+    } else if (t == GS_T_F32) {
+        for (int r = 0; r < nw; r++) {
+            const uint64_t *src = w->R + regs[r];
+            double v[GS_WARP];
+            for (int l = 0; l < GS_WARP; l++) v[l] = gs_f32((uint32_t)src[l]);
+            for (int l = 0; l < GS_WARP; l++) out[pos[l] + r * d] = v[l];
+        }
+    } else {
+        for (int l = 0; l < GS_WARP; l++)
+            for (int r = 0; r < nw; r++)
+                for (int q = 0; q < P; q++)
+                    out[pos[l] + (r * P + q) * d] = tc_value(t, tc_unpack(w->R[regs[r] + l], bits, q));
     }
 }
 
@@ -231,12 +423,10 @@ GS_HANDLER(h_wmma_mma) {
     frag_of(shape, GS_FRAG_D, dt, &fd);
     const uint32_t *D = x->ops, *A = D + gs_top(x, 0)->n, *B = A + gs_top(x, 1)->n, *C = B + gs_top(x, 2)->n;
     /* every shape has M*K, K*N <= 512 and M*N = 256 */
-    double a[512], bn[512], bt[512], acc[256];
-    frag_values(w, A, &fa, at, a);                /* a[i*K + k] */
-    frag_values(w, B, &fb, at, bn);               /* bn[j*K + k] */
-    frag_values(w, C, &fc, ct, acc);              /* acc[i*N + j] */
-    for (int j = 0; j < N; j++)
-        for (int k = 0; k < K; k++) bt[k * N + j] = bn[j * K + k];
+    double a[512], bt[512], acc[256];
+    frag_values(w, A, &fa, at, a, 0);             /* a[i*K + k] */
+    frag_values(w, B, &fb, at, bt, N);            /* bt[k*N + j] */
+    frag_values(w, C, &fc, ct, acc, 0);           /* acc[i*N + j] */
     if (dt == GS_T_S32) {
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
@@ -248,18 +438,23 @@ GS_HANDLER(h_wmma_mma) {
         tc_mac_f64(acc, a, bt, M, N, K);
     }
     int sat = (x->flags & GS_F_SAT) != 0;
-    int nd = gs_top(x, 0)->n;
-    GS_LANES(m, l, {
-        const double *row = acc + l * fd.e;        /* D in fragment order, like C */
-        for (int r = 0, s = 0; r < nd; r++) {       /* s = (r * p + q) % e */
-            uint64_t v = 0;
-            for (int q = 0; q < fd.p; q++) {
-                v |= (uint64_t)tc_acc_bits(dt, row[s], sat) << (fd.bits * q);
-                if (++s == fd.e) s = 0;
-            }
-            w->R[D[r] + l] = v;
+    int nd = gs_top(x, 0)->n;                     /* nd * p = E: register r holds elements r*p .. r*p+p-1 */
+    if (dt == GS_T_F32) {
+        for (int r = 0; r < nd; r++) {             /* D in fragment order, like C: lane l's run at l*E */
+            uint64_t *dst = w->R + D[r];
+            const double *col = acc + r;
+            GS_LANES(m, l, dst[l] = tc_f32_bits(col[l * fd.e]));
         }
-    });
+    } else {
+        GS_LANES(m, l, {
+            const double *row = acc + l * fd.e;
+            for (int r = 0; r < nd; r++) {
+                uint64_t v = 0;
+                for (int q = 0; q < fd.p; q++) v |= (uint64_t)tc_acc_bits(dt, row[r * fd.p + q], sat) << (fd.bits * q);
+                w->R[D[r] + l] = v;
+            }
+        });
+    }
     return GS_X_NEXT;
 }
 

@@ -25,6 +25,18 @@ static inline float gs_h2f(uint16_t h) {
     return f;
 }
 
+/* an f16 as a double: (double)gs_h2f(h), with the usual case (a normal number) done in integers, the
+ * exponent rebiased from 15 to 1023 and the 10 mantissa bits moved to the top of the double's 52 */
+static inline double gs_h2d(uint16_t h) {
+    if ((uint32_t)(h & 0x7c00u) - 0x400u < 0x7800u) {
+        uint64_t b = ((uint64_t)(h & 0x8000u) << 48) | (((uint64_t)(h & 0x7fffu) << 42) + ((uint64_t)(1023 - 15) << 52));
+        double d;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    return gs_h2f(h);
+}
+
 /* round the magnitude `mag` (an integer with `drop` low bits to discard) by mode; sign for RM/RP */
 static inline uint32_t gs_round_bits(uint32_t mag, int drop, int rnd, int neg) {
     if (drop <= 0) return mag << (-drop);

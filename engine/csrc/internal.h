@@ -207,7 +207,8 @@ struct gs_ctx {
     gs_alloc *hot;             /* last global allocation hit (fast path) */
     gs_atomq *defer_atomics;   /* non-NULL: global-memory lanes of atom/red are queued here (gs_atomq_apply) */
     /* Accesses whose footprint is not one contiguous range per lane (wmma fragments): every element
-     * address, for the timing model's coalescer and bank model (nmext = 0: use the lanes' records). */
+     * address (or, from global memory, the tile's aligned pieces: tc_tile.h), for the timing model's
+     * coalescer and bank model (nmext = 0: use the lanes' records). */
     uint64_t mext[1024];
     uint32_t nmext;
     uint32_t mext_size;

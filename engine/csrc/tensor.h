@@ -38,7 +38,7 @@ static inline double tc_e5m2(uint32_t v) { return gs_h2f((uint16_t)(v << 8)); }
  * ignores its low 13 mantissa bits (the hardware reads only 19 bits). */
 static inline double tc_value(int t, uint32_t v) {
     switch (t) {
-    case GS_T_F16: return gs_h2f((uint16_t)v);
+    case GS_T_F16: return gs_h2d((uint16_t)v);
     case GS_T_BF16: return gs_bf2f((uint16_t)v);
     case GS_T_TF32: return gs_f32(v & 0xffffe000u);
     case GS_T_E4M3: return tc_e4m3(v & 0xffu);
