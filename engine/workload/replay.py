@@ -280,7 +280,8 @@ class WorkloadRunner:
     def _module(self, rel: str):
         if rel not in self.modules and rel not in self.module_errors:
             try:
-                prog = self._jobs.pop(rel).result() if self._jobs else self._lower(rel)
+                job = self._jobs.pop(rel, None) if self._jobs is not None else None
+                prog = job.result() if job is not None else self._lower(rel)
                 self.modules[rel] = (self.sim.adopt(self.device, prog) if self._for_sim[rel]
                                      else self.device.add_module(prog))
             except (errors.PTXError, errors.SimError) as e:
