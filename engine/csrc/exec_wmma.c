@@ -256,12 +256,14 @@ static void record_tile_elements(gs_ctx *c, const frag *f, int col, uint64_t add
             return;
         }
     }
-    uint32_t n = 0;
-    for (int e = 0; e < f->e; e++) {
-        uint64_t d = (uint64_t)e * t->step;
-        for (int l = 0; l < GS_WARP; l++) c->mext[n++] = addr + (t->off[l] + d) * es;
+    uint64_t la[GS_WARP], stepb = t->step * es;   /* lane l's element e at la[l] + e * stepb */
+    for (int l = 0; l < GS_WARP; l++) la[l] = addr + t->off[l] * es;
+    uint64_t *o = c->mext;
+    for (int e = 0; e < f->e; e++, o += GS_WARP) {
+        for (int l = 0; l < GS_WARP; l++) o[l] = la[l];
+        for (int l = 0; l < GS_WARP; l++) la[l] += stepb;
     }
-    c->nmext = n;
+    c->nmext = (uint32_t)f->e * GS_WARP;
     c->mext_size = es;
 }
 
