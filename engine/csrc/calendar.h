@@ -111,18 +111,31 @@ static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uin
     if (t < c->base) t = c->base;
     uint64_t k = t < c->first_free ? c->first_free : t;
     uint64_t end = c->base + GS_CAL_SPAN;
-    /* the usual request: its first candidate cycle has room for all of it. What the general path below does
-     * then, in short: no skip walk, one cell booked. Its last step (first_free past full cycles) can change
-     * something only when this booking filled the cell at first_free or the ring moved (base, end): every
+    /* the usual request: its first candidate cycle has room. What the general path below does then, in short:
+     * no skip walk (nothing to jump over), the booking from k on. Its last step (first_free past full cycles)
+     * can change something only when the booking started at first_free or the ring moved (base, end): every
      * take ends with that step done, and nothing else writes a cell's use in between. */
     if (k < end && cost) {
         uint32_t v = gs_cal_get(c, k), u = GS_CALC_USED(v);
-        if (u + cost <= GS_CAL_FULL) {
-            gs_cal_put(c, k, u + (uint32_t)cost, GS_CALC_SKIP(v));
-            if (c->lo == c->hi) { c->lo = k; c->hi = k + 1; }
-            else { if (k < c->lo) c->lo = k; if (k + 1 > c->hi) c->hi = k + 1; }
-            if (moved || k == c->first_free) gs_cal_settle_free(c, end);
-            return k;
+        if (u < GS_CAL_FULL) {
+            uint64_t start = k;
+            if (u + cost <= GS_CAL_FULL) {
+                gs_cal_put(c, k, u + (uint32_t)cost, GS_CALC_SKIP(v));
+                k++;
+            } else {
+                while (cost && k < end) {
+                    uint32_t vk = gs_cal_get(c, k), uk = GS_CALC_USED(vk);
+                    uint64_t room = GS_CAL_FULL - uk;
+                    uint64_t take = cost < room ? cost : room;
+                    gs_cal_put(c, k, uk + (uint32_t)take, GS_CALC_SKIP(vk));
+                    cost -= take;
+                    k++;
+                }
+            }
+            if (c->lo == c->hi) { c->lo = start; c->hi = k; }
+            else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
+            if (moved || start == c->first_free) gs_cal_settle_free(c, end);
+            return start;
         }
     }
     /* jump over full cycles with the skip distances, then compress the path (union-find style) */
