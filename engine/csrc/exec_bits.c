@@ -11,7 +11,7 @@
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, x->nops > 2 ? 2 : 1);             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, x->nops > 2 ? 2 : 1);             \
         const uint64_t MK = (MASK);                                                                \
         GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d[l] = (EXPR) & MK; });          \
         return GS_X_NEXT;                                                                          \
@@ -48,7 +48,7 @@ GS_HANDLER(h_pred_logic) {
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { T a = (T)pa[l]; uint32_t n = (uint32_t)pb[l]; d[l] = (uint64_t)(U)(EXPR); }); \
         return GS_X_NEXT;                                                                          \
     }
@@ -68,7 +68,7 @@ GS_HANDLER(h_shf) {
     (void)c;
     int right = (x->flags & GS_F_SHIFT_RIGHT) != 0, clamp = (x->flags & GS_F_CLAMP) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t v = ((uint64_t)(uint32_t)pb[l] << 32) | (uint32_t)pa[l];
         uint32_t n = (uint32_t)pc[l];
@@ -79,14 +79,14 @@ GS_HANDLER(h_shf) {
 }
 
 /* ---- popc, clz, brev (b32/b64; popc and clz give u32) ---- */
-GS_HANDLER(h_popc32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_popc32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = (uint32_t)__builtin_popcount((uint32_t)a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_popc64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_popc64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = (uint32_t)__builtin_popcountll(a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_clz32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_clz32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { uint32_t v = (uint32_t)a[l]; d[l] = v ? (uint32_t)__builtin_clz(v) : 32u; });
     return GS_X_NEXT; }
-GS_HANDLER(h_clz64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_clz64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { uint64_t v = a[l]; d[l] = v ? (uint32_t)__builtin_clzll(v) : 64u; });
     return GS_X_NEXT; }
 static inline uint32_t rev32(uint32_t v) {
@@ -95,9 +95,9 @@ static inline uint32_t rev32(uint32_t v) {
     v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
     return __builtin_bswap32(v);
 }
-GS_HANDLER(h_brev32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_brev32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = rev32((uint32_t)a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_brev64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_brev64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = ((uint64_t)rev32((uint32_t)a[l]) << 32) | rev32((uint32_t)(a[l] >> 32)));
     return GS_X_NEXT; }
 
@@ -108,7 +108,7 @@ GS_HANDLER(h_bfind) {
     (void)c;
     int bits = gs_type_bits(x->type), s = gs_type_is_signed(x->type), amt = x->aux == 1;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = pa[l] & gs_width_mask(bits);
         if (s && ((v >> (bits - 1)) & 1)) v = ~v & gs_width_mask(bits);
@@ -127,7 +127,7 @@ GS_HANDLER(h_bfind) {
 GS_HANDLER(h_fns) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pm = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *po = gs_opr(w, x, 3);
+    const uint64_t *pm = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *po = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint32_t mask = (uint32_t)pm[l], base = (uint32_t)pb[l];
         int32_t off = (int32_t)po[l];
@@ -158,7 +158,7 @@ GS_HANDLER(h_bfe) {
     int bits = gs_type_bits(x->type), s = gs_type_is_signed(x->type), msb = bits - 1;
     uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t a = pa[l] & gs_width_mask(bits);
         uint32_t pos = (uint32_t)pb[l] & fm, len = (uint32_t)pc[l] & fm;
@@ -185,7 +185,7 @@ GS_HANDLER(h_bfi) {
     int bits = gs_type_bits(x->type), msb = bits - 1;
     uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3),
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3),
                    *pd = gs_opr(w, x, 4);
     GS_LANES(m, l, {
         uint64_t a = pa[l], b = pb[l] & gs_width_mask(bits);
@@ -217,7 +217,7 @@ GS_HANDLER(h_prmt) {
     (void)c;
     uint32_t mode = x->aux;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t v = ((uint64_t)(uint32_t)pb[l] << 32) | (uint32_t)pa[l];
         uint32_t sel = (uint32_t)pc[l], r = 0;
@@ -241,7 +241,7 @@ GS_HANDLER(h_prmt) {
 GS_HANDLER(h_lop3) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3),
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3),
                    *pl = gs_opr(w, x, 4);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], cc = (uint32_t)pc[l], lut = (uint32_t)pl[l];

@@ -110,7 +110,7 @@ GS_HANDLER(h_setp_gen) {
     (void)c;
     int two = x->ir->ndst == 2, t = x->type, op = x->cmp, ftz = (x->flags & GS_F_FTZ) != 0;
     int x2 = t == GS_T_F16X2 || t == GS_T_BF16X2;
-    const uint64_t *pa = gs_opr(w, x, two ? 2 : 1), *pb = gs_opr(w, x, two ? 3 : 2);
+    const uint64_t *pa = gs_src(w, x, two ? 2 : 1), *pb = gs_src(w, x, two ? 3 : 2);
     uint32_t r = 0, q = 0;
     GS_LANES(m, l, {
         r |= (uint32_t)compare(t, op, ftz, pa[l], pb[l], 0) << l;
@@ -137,7 +137,7 @@ static inline uint32_t pack_bytes(const uint8_t t[GS_WARP]) {
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
         int two = x->ir->ndst == 2;                                                                \
-        const uint64_t *pa = gs_opr(w, x, two ? 2 : 1), *pb = gs_opr(w, x, two ? 3 : 2);           \
+        const uint64_t *pa = gs_src(w, x, two ? 2 : 1), *pb = gs_src(w, x, two ? 3 : 2);           \
         uint32_t r = 0;                                                                            \
         if (m == GS_FULL) {                                                                        \
             uint8_t t[GS_WARP];                                                                    \
@@ -182,7 +182,7 @@ GS_HANDLER(h_set) {
     int x2 = st == GS_T_F16X2 || st == GS_T_BF16X2;
     uint64_t tv = x2 && gs_type_bits(dt) == 32 && !gs_type_is_float(dt) ? 0xffffu : true_value(dt);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     uint32_t cp = x->sub ? gs_pred(w, x->ops[x->nops - 1]) : 0;
     GS_LANES(m, l, {
         uint64_t v = 0;
@@ -202,7 +202,7 @@ GS_HANDLER(h_set) {
 GS_HANDLER(h_selp) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     uint32_t p = gs_pred(w, x->ops[3]);
     GS_LANES(m, l, d[l] = ((p >> l) & 1) ? pa[l] : pb[l]);
     return GS_X_NEXT;
@@ -212,7 +212,7 @@ GS_HANDLER(h_slct) {
     int f32 = x->type2 == GS_T_F32, ftz = (x->flags & GS_F_FTZ) != 0;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         int ge;
         if (f32) { float v = gs_f32(pc[l]); if (ftz) v = gs_ftz32(v); ge = v >= 0.0f; }

@@ -54,9 +54,9 @@ static inline uint64_t int_result(int64_t v, int db, int ds, int rb) {
 /* ---------------------------------------------------------------------------------------------
  * int -> int
  * --------------------------------------------------------------------------------------------- */
-GS_HANDLER(h_cvt_s64_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_s64_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = (uint64_t)(int64_t)(int32_t)a[l]); return GS_X_NEXT; }
-GS_HANDLER(h_cvt_lo32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_lo32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = (uint32_t)a[l]); return GS_X_NEXT; }
 
 GS_HANDLER(h_cvt_ii) {
@@ -67,7 +67,7 @@ GS_HANDLER(h_cvt_ii) {
     int64_t lo = ds ? (db >= 64 ? INT64_MIN : -(1ll << (db - 1))) : 0;
     uint64_t hi = ds ? (uint64_t)(db >= 64 ? INT64_MAX : (1ll << (db - 1)) - 1) : gs_width_mask(db);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = a[l] & gs_width_mask(sb);
         int64_t r;
@@ -97,7 +97,7 @@ static inline double round_int(double v, int rnd) {
     }
 }
 
-GS_HANDLER(h_cvt_rzi_s32_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_rzi_s32_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { float f = gs_f32(a[l]);
         d[l] = (uint32_t)(f != f ? 0 : f >= 2147483648.0f ? INT32_MAX : f <= -2147483648.0f ? INT32_MIN
                                                                        : (int32_t)f); });
@@ -112,7 +112,7 @@ GS_HANDLER(h_cvt_fi) {
     int64_t min_i = ds ? (db >= 64 ? INT64_MIN : -(1ll << (db - 1))) : 0;
     uint64_t max_u = ds ? (uint64_t)(db >= 64 ? INT64_MAX : (1ll << (db - 1)) - 1) : gs_width_mask(db);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         double v = round_int(src_val(st, a[l], ftz), rnd);
         int64_t r;
@@ -138,7 +138,7 @@ static inline double int_to_odd(uint64_t u) {
     return ldexp((double)(kept | sticky), sh);
 }
 
-GS_HANDLER(h_cvt_rn_f32_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_rn_f32_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_u32_of((float)(int32_t)a[l])); return GS_X_NEXT; }
 
 GS_HANDLER(h_cvt_if) {
@@ -148,7 +148,7 @@ GS_HANDLER(h_cvt_if) {
     int mode = gs_fe_mode(rnd);
     const gs_fmt *f = fmt_of(dt);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = a[l] & gs_width_mask(sb);
         int neg = ss && (int64_t)gs_sext(v, sb) < 0;
@@ -251,16 +251,16 @@ static ffmode ff_mode(const gs_xinst *x, int st) {
     return mo;
 }
 
-GS_HANDLER(h_cvt_f64_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_f64_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_bits_f64((double)gs_f32(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
-GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_opr(w, x, 1);
+GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_u32_of((float)gs_f64(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
 
 GS_HANDLER(h_cvt_tf32_rna) {
     (void)c;
     int sf = SATFINITE(x), relu = (x->flags & GS_F_RELU) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint32_t u = (uint32_t)a[l];
         if (relu && (u >> 31) && !((u & 0x7fffffffu) > 0x7f800000u)) u = 0;
@@ -274,7 +274,7 @@ GS_HANDLER(h_cvt_ff) {
     ffmode mo = ff_mode(x, x->type2);
     int sftz = mo.ftz && x->type2 == GS_T_F32;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = cvt_ff(&mo, src_val(x->type2, a[l], sftz), a[l]));
     return GS_X_NEXT;
 }
@@ -285,7 +285,7 @@ GS_HANDLER(h_cvt_pack_f32) {
     ffmode mo = ff_mode(x, GS_T_F32);
     int hb = gs_type_bits(x->type) / 2;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (cvt_ff(&mo, src_val(GS_T_F32, pa[l], 0), pa[l]) << hb) |
                           cvt_ff(&mo, src_val(GS_T_F32, pb[l], 0), pb[l]));
     return GS_X_NEXT;
@@ -361,7 +361,7 @@ static int have_f16c(void) { return 0; }
 GS_HANDLER(h_cvt_rn_f16x2_f32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (f2h_rn(pa[l]) << 16) | f2h_rn(pb[l]));
     return GS_X_NEXT;
 }
@@ -376,7 +376,7 @@ F16C_FN GS_HANDLER(h_cvt_rn_f16x2_f32_hw) {
 GS_HANDLER(h_cvt_rn_bf16x2_f32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (f2bf_rn(pa[l]) << 16) | f2bf_rn(pb[l]));
     return GS_X_NEXT;
 }
@@ -384,7 +384,7 @@ GS_HANDLER(h_cvt_rn_bf16x2_f32) {
 GS_HANDLER(h_cvt_rn_f16_f32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = f2h_rn(a[l]));
     return GS_X_NEXT;
 }
@@ -392,7 +392,7 @@ GS_HANDLER(h_cvt_rn_f16_f32) {
 GS_HANDLER(h_cvt_f32_f16) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = h2f_canon(a[l]));
     return GS_X_NEXT;
 }
@@ -411,7 +411,7 @@ GS_HANDLER(h_cvt_x2) {
     ffmode mo = ff_mode(x, st);
     const gs_fmt *sf = fmt_of(st);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t r = 0;
         for (int i = 0; i < 2; i++) {
@@ -431,7 +431,7 @@ GS_HANDLER(h_cvt_pack_sat) {
     int n = gs_type_bits(x->type), s = gs_type_is_signed(x->type), three = x->nops > 3;
     int64_t lo = s ? -(1ll << (n - 1)) : 0, hi = s ? (1ll << (n - 1)) - 1 : (1ll << n) - 1;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = three ? gs_opr(w, x, 3) : pa;
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = three ? gs_src(w, x, 3) : pa;
     GS_LANES(m, l, {
         int64_t a = (int32_t)pa[l], b = (int32_t)pb[l];
         a = a < lo ? lo : a > hi ? hi : a;

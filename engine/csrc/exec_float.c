@@ -30,14 +30,14 @@ static inline float fma_f32_exact(float a, float b, float c) {
     GS_HANDLER(name##_rn) {                                                                        \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { float a = gs_f32(pa[l]), b = gs_f32(pb[l]); d[l] = gs_res32(EXPR); });   \
         return GS_X_NEXT;                                                                          \
     }                                                                                              \
     GS_HANDLER(name##_ftz) {                                                                       \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { float a = gs_ftz32(gs_f32(pa[l])), b = gs_ftz32(gs_f32(pb[l]));          \
                           d[l] = gs_res32(gs_ftz32(EXPR)); });                                     \
         return GS_X_NEXT;                                                                          \
@@ -45,7 +45,7 @@ static inline float fma_f32_exact(float a, float b, float c) {
     __attribute__((unused)) GS_HANDLER(name##_gen) {                                               \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         int ftz = (x->flags & GS_F_FTZ) != 0, sat = (x->flags & GS_F_SAT) != 0;                    \
         int mode = gs_fe_mode(x->rnd);                                                             \
         if (mode != FE_TONEAREST) fesetround(mode);                                                \
@@ -65,14 +65,14 @@ static inline float fma_f32_exact(float a, float b, float c) {
     GS_HANDLER(name##_rn) {                                                                        \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { double a = gs_f64(pa[l]), b = gs_f64(pb[l]); d[l] = gs_bits_f64(EXPR); });  \
         return GS_X_NEXT;                                                                          \
     }                                                                                              \
     __attribute__((unused)) GS_HANDLER(name##_gen) {                                               \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         int sat = (x->flags & GS_F_SAT) != 0, mode = gs_fe_mode(x->rnd);                           \
         if (mode != FE_TONEAREST) fesetround(mode);                                                \
         GS_LANES(m, l, {                                                                           \
@@ -102,7 +102,7 @@ GS_HANDLER(h_div_approx_f32) {
     (void)c;
     int ftz = (x->flags & GS_F_FTZ) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]);
         if (ftz) { a = gs_ftz32(a); b = gs_ftz32(b); }
@@ -119,7 +119,7 @@ GS_HANDLER(h_div_approx_f32) {
  * --------------------------------------------------------------------------------------------- */
 #define FMA_LOOP(T, RD, FMA, FTZ, SAT, RES)                                                        \
     uint64_t *d = gs_opr(w, x, 0);                                                                 \
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);            \
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);            \
     GS_VLANES(m, l, {                                                                              \
         T a = FTZ(RD(pa[l])), b = FTZ(RD(pb[l])), cc = FTZ(RD(pc[l]));                             \
         d[l] = RES(SAT(FTZ(FMA(a, b, cc))));                                                       \
@@ -161,8 +161,8 @@ AVX2_FMA static inline void fma32_full(uint64_t *d, const uint64_t *pa, const ui
     }
 }
 #define FMA_HW AVX2_FMA
-#define FMA32_FULL(ftz) if (m == GS_FULL) { fma32_full(gs_opr(w, x, 0), gs_opr(w, x, 1), gs_opr(w, x, 2), \
-                                                      gs_opr(w, x, 3), ftz); return GS_X_NEXT; }
+#define FMA32_FULL(ftz) if (m == GS_FULL) { fma32_full(gs_opr(w, x, 0), gs_src(w, x, 1), gs_src(w, x, 2), \
+                                                      gs_src(w, x, 3), ftz); return GS_X_NEXT; }
 #else
 #define FMA_HW
 #define FMA32_FULL(ftz)
@@ -184,7 +184,7 @@ GS_HANDLER(h_fma_f32_gen) {
     (void)c;
     int ftz = (x->flags & GS_F_FTZ) != 0, sat = (x->flags & GS_F_SAT) != 0, mode = gs_fe_mode(x->rnd);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]), cc = gs_f32(pc[l]);
@@ -201,7 +201,7 @@ GS_HANDLER(h_fma_f64_gen) {
     (void)c;
     int mode = gs_fe_mode(x->rnd);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, d[l] = gs_bits_f64(fma(gs_f64(pa[l]), gs_f64(pb[l]), gs_f64(pc[l]))));
     if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
@@ -247,7 +247,7 @@ GS_HANDLER(h_minmax_f32_gen) {
     int ftz = (x->flags & GS_F_FTZ) != 0, nan = (x->flags & GS_F_NAN) != 0;
     int xs = (x->flags & GS_F_XORSIGN) != 0, is_max = x->op == GS_OP_MAX;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]);
         if (ftz) { a = gs_ftz32(a); b = gs_ftz32(b); }
@@ -265,7 +265,7 @@ GS_HANDLER(h_minmax_f64_gen) {
     (void)c;
     int nan = (x->flags & GS_F_NAN) != 0, xs = (x->flags & GS_F_XORSIGN) != 0, is_max = x->op == GS_OP_MAX;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         double a = gs_f64(pa[l]), b = gs_f64(pb[l]);
         uint64_t sign = (pa[l] ^ pb[l]) & 0x8000000000000000ull;
@@ -288,7 +288,7 @@ GS_HANDLER(h_minmax_f64_gen) {
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, x->nops > 2 ? 2 : 1);             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, x->nops > 2 ? 2 : 1);             \
         GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d[l] = (EXPR); });               \
         return GS_X_NEXT;                                                                          \
     }
@@ -312,7 +312,7 @@ SIGN_OP(h_copysign_f64, (a & 0x8000000000000000ull) | (b & 0x7fffffffffffffffull
 GS_HANDLER(h_testp) {
     (void)c;
     int is64 = x->type == GS_T_F64, cls = x->sub;
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     uint32_t r = 0;
     GS_LANES(m, l, {
         int k = is64 ? fpclassify(gs_f64(pa[l])) : fpclassify(gs_f32(pa[l]));

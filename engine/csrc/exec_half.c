@@ -82,8 +82,8 @@ GS_HANDLER(h_half) {
     }
     int nsrc = x->nops - 1;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
-    const uint64_t *pb = nsrc > 1 ? gs_opr(w, x, 2) : pa, *pc = nsrc > 2 ? gs_opr(w, x, 3) : pa;
+    const uint64_t *pa = gs_src(w, x, 1);
+    const uint64_t *pb = nsrc > 1 ? gs_src(w, x, 2) : pa, *pc = nsrc > 2 ? gs_src(w, x, 3) : pa;
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], cc = (uint32_t)pc[l];
         uint32_t r = helem(&h, a & 0xffff, b & 0xffff, cc & 0xffff);

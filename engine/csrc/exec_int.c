@@ -40,7 +40,7 @@
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1);                                                      \
+        const uint64_t *pa = gs_src(w, x, 1);                                                      \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; d[l] = (uint64_t)(UT)(EXPR); });                          \
         return GS_X_NEXT;                                                                          \
     }
@@ -48,7 +48,7 @@
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; d[l] = (uint64_t)(UT)(EXPR); });          \
         return GS_X_NEXT;                                                                          \
     }
@@ -56,7 +56,7 @@
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);        \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);        \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; TT cc = (TT)pc[l];                         \
                           d[l] = (uint64_t)(UT)(EXPR); });                                          \
         return GS_X_NEXT;                                                                          \
@@ -66,8 +66,8 @@
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
-        const uint64_t *pc = x->nops > 3 ? gs_opr(w, x, 3) : pa;                                   \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
+        const uint64_t *pc = x->nops > 3 ? gs_src(w, x, 3) : pa;                                   \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; WT cc = (WT)pc[l]; (void)cc;               \
                           d[l] = gs_width_mask(2 * NB) & (uint64_t)(EXPR); });                   \
         return GS_X_NEXT;                                                                          \
@@ -104,7 +104,7 @@ INT_TYPES(GEN_WIDE, h_mad_wide, (WT)a * (WT)b + cc)
 GS_HANDLER(h_add_sat_s32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, {
         int64_t r = (int64_t)(int32_t)pa[l] + (int32_t)pb[l];
         r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
@@ -115,7 +115,7 @@ GS_HANDLER(h_add_sat_s32) {
 GS_HANDLER(h_sub_sat_s32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, {
         int64_t r = (int64_t)(int32_t)pa[l] - (int32_t)pb[l];
         r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
@@ -127,7 +127,7 @@ GS_HANDLER(h_sub_sat_s32) {
 GS_HANDLER(h_mad_hi_sat_s32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_VLANES(m, l, {
         int64_t hi = ((int64_t)(int32_t)pa[l] * (int32_t)pb[l]) >> 32;
         int64_t r = hi + (int32_t)pc[l];
@@ -139,7 +139,7 @@ GS_HANDLER(h_mad_hi_sat_s32) {
 GS_HANDLER(h_min_relu_s32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, { int32_t a = (int32_t)pa[l], b = (int32_t)pb[l], r = a < b ? a : b;
                       d[l] = (uint32_t)(r < 0 ? 0 : r); });
     return GS_X_NEXT;
@@ -147,7 +147,7 @@ GS_HANDLER(h_min_relu_s32) {
 GS_HANDLER(h_max_relu_s32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, { int32_t a = (int32_t)pa[l], b = (int32_t)pb[l], r = a > b ? a : b;
                       d[l] = (uint32_t)(r < 0 ? 0 : r); });
     return GS_X_NEXT;
@@ -167,8 +167,8 @@ GS_HANDLER(h_max_relu_s32) {
         int mad = op == GS_OP_MAD || op == GS_OP_MADC, hi = (x->flags & GS_F_HI) != 0;             \
         int sgn = gs_type_is_signed(x->type);                                                      \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
-        const uint64_t *pc = mad ? gs_opr(w, x, 3) : pb;                                           \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
+        const uint64_t *pc = mad ? gs_src(w, x, 3) : pb;                                           \
         uint32_t cf = w->carry, out = 0;                                                           \
         GS_LANES(m, l, {                                                                           \
             U a = (U)pa[l], b = (U)pb[l], k = cin ? (U)((cf >> l) & 1) : 0, r;                     \
@@ -206,7 +206,7 @@ GS_HANDLER(h_mul24) {
     int s = gs_type_is_signed(x->type), hi = (x->flags & GS_F_HI) != 0;
     int mad = x->op == GS_OP_MAD24, sat = (x->flags & GS_F_SAT) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = mad ? gs_opr(w, x, 3) : pa;
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = mad ? gs_src(w, x, 3) : pa;
     GS_LANES(m, l, {
         int64_t p = p24(pa[l], pb[l], s);
         uint32_t r = hi ? (uint32_t)((uint64_t)p >> 16) : (uint32_t)p;
@@ -238,7 +238,7 @@ GS_HANDLER(h_dp4a) {
     (void)c;
     int sa = gs_type_is_signed(x->type), sb = gs_type_is_signed(x->type2);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_VLANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], r = (uint32_t)pc[l];
         for (int i = 0; i < 4; i++) r += (uint32_t)(lane_byte(a, i, sa) * lane_byte(b, i, sb));
@@ -251,7 +251,7 @@ GS_HANDLER(h_dp2a) {
     int sa = gs_type_is_signed(x->type), sb = gs_type_is_signed(x->type2);
     int base = (x->flags & GS_F_HI) ? 2 : 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2), *pc = gs_opr(w, x, 3);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], r = (uint32_t)pc[l];
         for (int i = 0; i < 2; i++) r += (uint32_t)(lane_half(a, i, sa) * lane_byte(b, base + i, sb));

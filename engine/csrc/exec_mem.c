@@ -102,7 +102,7 @@ GS_HANDLER(h_st) {
     compute_addrs(w, x, m);
     if (gs_mem_resolve(c, w, x, x->space, m, (uint32_t)(es * n), (uint32_t)(es * n), 1, ptr)) return GS_X_FAULT;
     for (int e = 0; e < n; e++) {
-        const uint64_t *s = gs_opr(w, x, 1 + e);
+        const uint64_t *s = gs_src(w, x, 1 + e);
         GS_LANES(m, l, store_elem(ptr[l] + e * es, es, s[l]));
     }
     return GS_X_NEXT;
@@ -124,7 +124,7 @@ GS_HANDLER(h_cvta) {
     uint64_t base = window_of(x->space);
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     if (x->flags & GS_F_LO) GS_LANES(m, l, d[l] = (a[l] - base) & mask);
     else GS_LANES(m, l, d[l] = (a[l] + base) & mask);
     return GS_X_NEXT;
@@ -132,7 +132,7 @@ GS_HANDLER(h_cvta) {
 
 GS_HANDLER(h_isspacep) {
     (void)c;
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     uint64_t base = window_of(x->space);
     uint32_t r = 0;
     GS_LANES(m, l, {
@@ -167,7 +167,7 @@ GS_HANDLER(h_st_fast32) {
     record(w, m, (uint32_t)(4 * n), x->space, 1);
     const uint64_t *a = w->maddr;
     for (int e = 0; e < n; e++) {
-        const uint64_t *s = gs_opr(w, x, 1 + e);
+        const uint64_t *s = gs_src(w, x, 1 + e);
         GS_LANES(m, l, { uint32_t v = (uint32_t)s[l]; memcpy(base + a[l] + 4 * e, &v, 4); });
     }
     return GS_X_NEXT;

@@ -6,7 +6,7 @@ GS_HANDLER(h_mov) {
     (void)c;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = a[l] & mask);
     return GS_X_NEXT;
 }
@@ -53,7 +53,7 @@ GS_HANDLER(h_mov_unpack) {
     int n = x->nops - 1;
     int eb = gs_type_bits(x->type) / n;
     uint64_t em = gs_width_mask(eb);
-    const uint64_t *s = gs_opr(w, x, n);
+    const uint64_t *s = gs_src(w, x, n);
     uint64_t tmp[GS_WARP];
     GS_LANES(m, l, tmp[l] = s[l]);   /* the source may also be one of the destinations */
     for (int i = 0; i < n; i++) {

@@ -58,7 +58,7 @@ GS_HANDLER(h_sfu_approx_f32) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]);
         if (ftz) a = gs_ftz32(a);
@@ -107,14 +107,14 @@ __attribute__((always_inline)) static inline uint64_t exp2_bits(uint32_t u) {
 GS_HANDLER(h_ex2_approx_f32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = exp2_bits((uint32_t)pa[l]));
     return GS_X_NEXT;
 }
 GS_HANDLER(h_ex2_approx_ftz_f32) {
     (void)c;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_VLANES(m, l, {
         uint32_t u = (uint32_t)pa[l];
         u &= ~(0x7fffffffu & (0u - (((u & 0x7f800000u) - 1u) >> 31)));   /* flush the argument */
@@ -129,7 +129,7 @@ GS_HANDLER(h_sfu_ieee_f32) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0, mode = gs_fe_mode(x->rnd);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]);
@@ -145,7 +145,7 @@ GS_HANDLER(h_sfu_ieee_f64) {
     (void)c;
     int k = sfu_kind(x->op), mode = gs_fe_mode(x->rnd);
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         double a = gs_f64(pa[l]);
@@ -161,7 +161,7 @@ GS_HANDLER(h_sfu_approx_f64) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t u = pa[l];
         if (ftz) u &= 0xffffffff00000000ull;
@@ -184,7 +184,7 @@ GS_HANDLER(h_sfu_half) {
     int fz = bf && k == S_EX2;                /* ex2.approx.ftz.bf16: the only flushing half form */
     const gs_fmt *f = bf ? &GS_FMT_BF16 : &GS_FMT_F16;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], r = 0;
         for (int i = 0; i < 1 + two; i++) {

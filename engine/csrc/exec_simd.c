@@ -34,7 +34,7 @@ static inline int32_t relu(int32_t v) { return v < 0 ? 0 : v; }
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
         uint64_t *d = gs_opr(w, x, 0);                                                             \
-        const uint64_t *pa = gs_opr(w, x, 1), *pb = gs_opr(w, x, 2);                               \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l]; d[l] = (EXPR); });     \
         return GS_X_NEXT;                                                                          \
     }

@@ -19,7 +19,7 @@
 /* Checks that every participating lane names itself in its membermask (operand i). Returns 0, or
  * GS_X_FAULT with the fault filled. */
 static int check_members(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m, int i) {
-    const uint64_t *mm = gs_opr(w, x, i);
+    const uint64_t *mm = gs_src(w, x, i);
     for (uint32_t r = m; r; r &= r - 1) {
         int l = __builtin_ctz(r);
         uint32_t mask = (uint32_t)mm[l];
@@ -46,7 +46,7 @@ GS_HANDLER(h_shfl) {
     int k = two ? 2 : 1;
     if (members(c, w, x, m, k + 3)) return GS_X_FAULT;
     uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *pa = gs_opr(w, x, k), *pb = gs_opr(w, x, k + 1), *pc = gs_opr(w, x, k + 2);
+    const uint64_t *pa = gs_src(w, x, k), *pb = gs_src(w, x, k + 1), *pc = gs_src(w, x, k + 2);
     uint32_t src[GS_WARP], out[GS_WARP];
     for (int l = 0; l < GS_WARP; l++) src[l] = (uint32_t)pa[l];   /* before d (may alias a) changes */
     uint32_t valid = 0;
@@ -98,7 +98,7 @@ GS_HANDLER(h_match) {
     int k = two ? 2 : 1;
     if (members(c, w, x, m, k + 1)) return GS_X_FAULT;
     uint64_t vm = gs_width_mask(gs_type_bits(x->type));
-    const uint64_t *a = gs_opr(w, x, k);
+    const uint64_t *a = gs_src(w, x, k);
     uint64_t *d = gs_opr(w, x, 0);
     uint32_t out[GS_WARP];
     if (x->sub == GS_MATCH_ANY) {
@@ -126,7 +126,7 @@ GS_HANDLER(h_match) {
  * participant receives the result over all participants (add wraps modulo 2^32). */
 GS_HANDLER(h_redux) {
     if (members(c, w, x, m, 2)) return GS_X_FAULT;
-    const uint64_t *a = gs_opr(w, x, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     uint64_t *d = gs_opr(w, x, 0);
     int first = __builtin_ctz(m);
     uint32_t r = (uint32_t)a[first];
