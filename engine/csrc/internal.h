@@ -3,7 +3,8 @@
  * Data layout (see engine/README.md):
  *  - a warp's registers are one array of 64-bit slots, lane-minor: R[slot * 32 + lane]. The first
  *    nconst slots of every warp hold the program's immediates broadcast to all lanes, so every source
- *    operand is a register read (no immediate/register branch in handlers);
+ *    operand is a register read (no immediate/register branch in handlers; exec.h's gs_src reads those
+ *    slots from the program's copy, prog->const_regs, which stays in the host cache);
  *  - predicates are one 32-bit lane mask per predicate register: P[p];
  *  - instructions are decoded once into gs_xinst: handler pointer, operand slots resolved to offsets.
  */
