@@ -32,6 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = "resnet18_b1_224_fp16,resnet18_b16_224_fp16,gpt2_small_t256_fp16,bert_base_b4_t128_fp16,lenet5_b64_fp32"
 
 
+def _env(root: Path) -> dict:
+    """the environment of a run in `root`: its tree first on the module path, the caller's path after it"""
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def bundle_path(root: Path, name: str) -> Path:
     for d in ("workloads/zoo", "workloads/examples"):
         p = root / d / f"{name}.tar.xz"
@@ -63,7 +69,7 @@ def one_run(root: Path, path: Path, threads: int, cpus: str | None) -> dict:
                "--json", str(out)]
         if cpus:
             cmd = ["taskset", "-c", cpus] + cmd
-        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=_env(root))
         if not out.exists():
             raise SystemExit(f"{' '.join(cmd)} (in {root}) failed:\n{p.stderr[-2000:]}")
         d = json.loads(out.read_text())
@@ -116,7 +122,7 @@ def split(roots: dict, names: list[str], threads: list[int], cpus: str | None) -
                 cmd = [sys.executable, "-c", SPLIT, str(path), str(t)]
                 if cpus:
                     cmd = ["taskset", "-c", cpus] + cmd
-                p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+                p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=_env(root))
                 print(f"{name:26s} {r:5s} {t:2d} {p.stdout.strip() or p.stderr[-300:]}", flush=True)
     return 0
 
