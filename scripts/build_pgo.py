@@ -8,11 +8,13 @@ decisions from measured counts; it changes no result (the code generation flags 
 "Profile-guided build"). The training set is a few validation cases capped at a million warp instructions
 each, on one and two simulation threads (about half a minute). Any failure (a compiler without profile
 support, a training run that fails) falls back to the plain build, so the engine is always usable.
-scripts/setup.sh calls this unless SIMTSCOPE_PGO=0.
+scripts/setup.sh calls this unless SIMTSCOPE_PGO=0; it does nothing when the engine was already built with a profile
+from the same sources (a stamp beside the profile), so a second setup costs nothing.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = ROOT / "build" / "pgo-profile"
+STAMP = ROOT / "build" / "pgo-stamp"
 # streaming, reductions, GEMMs (naive, tiled, register-blocked, wmma), softmax, atomics, im2col, conv, transpose
 TRAIN = ["saxpy_1M", "reduce_smem_4M", "reduce_shfl_4M", "sgemm_naive_256", "sgemm_tiled16_256", "sgemm_rb64_512",
          "hgemm_wmma_simple_512", "softmax_4096x128", "layernorm_4096x1024", "hist_global_32bins_4M",
@@ -46,6 +49,21 @@ for threads in (1, 2):
 """
 
 
+def sources_digest() -> str:
+    """what the engine is compiled from: its C sources and headers and the build script"""
+    h = hashlib.sha256()
+    eng = ROOT / "engine"
+    for p in sorted([*eng.glob("csrc/*.[ch]"), *eng.glob("include/*.h"), eng / "build_ffi.py"]):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def up_to_date(digest: str) -> bool:
+    so = list((ROOT / "engine").glob("_engine*.so"))
+    return (STAMP.exists() and STAMP.read_text().strip() == digest and len(so) == 1
+            and so[0].stat().st_mtime <= STAMP.stat().st_mtime)
+
+
 def build(mode: str, quiet: bool) -> None:
     env = dict(os.environ, SIMTSCOPE_PGO_PROFILE=mode)
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace", "--force"], cwd=ROOT, env=env,
@@ -55,8 +73,13 @@ def build(mode: str, quiet: bool) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--force", action="store_true", help="rebuild even if the engine was built with a profile already")
     a = ap.parse_args()
     t0 = time.monotonic()
+    digest = sources_digest()
+    if not a.force and up_to_date(digest):
+        return 0
+    STAMP.unlink(missing_ok=True)
     shutil.rmtree(PROFILE, ignore_errors=True)
     try:
         build(f"gen:{PROFILE}", a.quiet)
@@ -71,6 +94,7 @@ def main() -> int:
         print(f"build_pgo: profile-guided build failed ({e}); building without a profile", file=sys.stderr)
         build("", a.quiet)
         return 1
+    STAMP.write_text(digest + "\n")
     print(f"build_pgo: engine built with a profile ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     return 0
 

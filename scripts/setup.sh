@@ -26,4 +26,9 @@ else
 fi
 # editable installs do not rebuild C: always build the engine in place from the current sources
 .venv/bin/python setup.py -q build_ext --inplace >/dev/null
+# then once per source change, the profile-guided build (the same results, faster: scripts/build_pgo.py);
+# SIMTSCOPE_PGO=0 keeps the plain build
+if [ "${SIMTSCOPE_PGO:-1}" != 0 ]; then
+    .venv/bin/python scripts/build_pgo.py --quiet || echo "setup: kept the plain engine build" >&2
+fi
 .venv/bin/python -c "import engine._engine, webapp.store._lod"
