@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "pool.h"
 
 #define SPINS 20000
@@ -46,6 +47,7 @@ struct gs_pool {
     atomic_uint gen;                   /* job number */
     atomic_uint left;                  /* team threads still working on the job */
     int stop;
+    pid_t owner;                       /* the process that made the threads: a forked child has none of them */
     gs_pool_fn fn;
     void *arg;
 };
@@ -79,6 +81,7 @@ gs_pool *gs_pool_create(uint32_t n) {
     gs_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->n = n ? n : 1;
+    p->owner = getpid();
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->start_cv, NULL);
     pthread_cond_init(&p->done_cv, NULL);
@@ -105,7 +108,9 @@ gs_pool *gs_pool_create(uint32_t n) {
 }
 
 void gs_pool_run(gs_pool *p, gs_pool_fn fn, void *arg) {
-    if (p->n == 1) { fn(arg, 0); return; }
+    /* in a process forked from the pool's owner the team does not exist: the caller does the whole job
+     * (every job takes its parts from a shared counter, so part 0 alone covers it; results are the same) */
+    if (p->n == 1 || getpid() != p->owner) { fn(arg, 0); return; }
     p->fn = fn;
     p->arg = arg;
     atomic_store_explicit(&p->left, p->n - 1, memory_order_release);
@@ -125,6 +130,14 @@ void gs_pool_run(gs_pool *p, gs_pool_fn fn, void *arg) {
 
 void gs_pool_destroy(gs_pool *p) {
     if (!p) return;
+    if (getpid() != p->owner) {        /* a forked child's copy: its threads are the parent's (joining them would
+                                        * join whatever thread of this process reused their descriptors), and its
+                                        * lock may have been held at the fork: free the memory only */
+        free(p->th);
+        free(p->args);
+        free(p);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_acq_rel);

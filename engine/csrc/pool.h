@@ -2,7 +2,10 @@
  *
  * Contract: gs_pool_run(p, fn, arg) calls fn(arg, k) once for every k in [0, n) — k = 0 on the
  * calling thread, the others on the team — and returns when all calls have returned. Calls do not
- * overlap between jobs. A waiting thread spins briefly, then sleeps (the machine may be shared). */
+ * overlap between jobs. A waiting thread spins briefly, then sleeps (the machine may be shared).
+ * Fork: a process forked from the pool's owner has none of its threads; there gs_pool_run calls only
+ * fn(arg, 0) (every job of the engine takes its parts from a shared counter, so that covers it) and
+ * gs_pool_destroy frees the memory without joining. */
 #ifndef GS_POOL_H
 #define GS_POOL_H
 #include <stdint.h>
