@@ -6,12 +6,17 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "pool.h"
 
 #define SPINS 20000
 
-static atomic_ullong stack_peak;       /* deepest stack use of any pool thread so far (bytes) */
+static atomic_ullong stack_peak;
+/* forks of this process so far, counted in the child (pthread_atfork): a pool made before the last fork
+ * has no threads here */
+static atomic_uint forks;
+static pthread_once_t fork_hook = PTHREAD_ONCE_INIT;
+static void count_fork(void) { atomic_fetch_add(&forks, 1); }
+static void install_fork_hook(void) { pthread_atfork(NULL, NULL, count_fork); }       /* deepest stack use of any pool thread so far (bytes) */
 
 /* Bytes of this thread's stack that were ever written: fresh stacks are zero pages, so the lowest
  * non-zero byte marks the deepest frame (a stack reused from glibc's cache keeps its old marks, which only
@@ -47,7 +52,7 @@ struct gs_pool {
     atomic_uint gen;                   /* job number */
     atomic_uint left;                  /* team threads still working on the job */
     int stop;
-    pid_t owner;                       /* the process that made the threads: a forked child has none of them */
+    unsigned forks;                    /* `forks` when the threads were made: a forked child has none of them */
     gs_pool_fn fn;
     void *arg;
 };
@@ -81,7 +86,8 @@ gs_pool *gs_pool_create(uint32_t n) {
     gs_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->n = n ? n : 1;
-    p->owner = getpid();
+    pthread_once(&fork_hook, install_fork_hook);
+    p->forks = atomic_load(&forks);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->start_cv, NULL);
     pthread_cond_init(&p->done_cv, NULL);
@@ -110,7 +116,7 @@ gs_pool *gs_pool_create(uint32_t n) {
 void gs_pool_run(gs_pool *p, gs_pool_fn fn, void *arg) {
     /* in a process forked from the pool's owner the team does not exist: the caller does the whole job
      * (every job takes its parts from a shared counter, so part 0 alone covers it; results are the same) */
-    if (p->n == 1 || getpid() != p->owner) { fn(arg, 0); return; }
+    if (p->n == 1 || p->forks != atomic_load_explicit(&forks, memory_order_relaxed)) { fn(arg, 0); return; }
     p->fn = fn;
     p->arg = arg;
     atomic_store_explicit(&p->left, p->n - 1, memory_order_release);
@@ -130,7 +136,7 @@ void gs_pool_run(gs_pool *p, gs_pool_fn fn, void *arg) {
 
 void gs_pool_destroy(gs_pool *p) {
     if (!p) return;
-    if (getpid() != p->owner) {        /* a forked child's copy: its threads are the parent's (joining them would
+    if (p->forks != atomic_load(&forks)) {   /* a forked child's copy: its threads are the parent's (joining them would
                                         * join whatever thread of this process reused their descriptors), and its
                                         * lock may have been held at the fork: free the memory only */
         free(p->th);
