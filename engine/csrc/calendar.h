@@ -105,6 +105,26 @@ static inline void gs_cal_settle_free(gs_cal *c, uint64_t end) {
     }
 }
 
+/* books `cost` units from cycle k on, filling each cycle up to GS_CAL_FULL (not past end); returns the cycle
+ * after the last one booked */
+static inline uint64_t gs_cal_book(gs_cal *c, uint64_t k, uint64_t end, uint64_t cost) {
+    while (cost && k < end) {
+        uint32_t vk = gs_cal_get(c, k), uk = GS_CALC_USED(vk);
+        uint64_t room = GS_CAL_FULL - uk;
+        uint64_t take = cost < room ? cost : room;
+        gs_cal_put(c, k, uk + (uint32_t)take, GS_CALC_SKIP(vk));
+        cost -= take;
+        k++;
+    }
+    return k;
+}
+
+/* the written range [lo, hi) grows to cover the booked cycles [start, k) */
+static inline void gs_cal_widen(gs_cal *c, uint64_t start, uint64_t k) {
+    if (c->lo == c->hi) { c->lo = start; c->hi = k; }
+    else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
+}
+
 static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uint64_t t, uint64_t cost) {
     int moved = 0;
     if (t + 64 > c->base + GS_CAL_SPAN / 2) { gs_cal_advance(c, t + 64 - GS_CAL_SPAN / 2); moved = 1; }
@@ -123,17 +143,9 @@ static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uin
                 gs_cal_put(c, k, u + (uint32_t)cost, GS_CALC_SKIP(v));
                 k++;
             } else {
-                while (cost && k < end) {
-                    uint32_t vk = gs_cal_get(c, k), uk = GS_CALC_USED(vk);
-                    uint64_t room = GS_CAL_FULL - uk;
-                    uint64_t take = cost < room ? cost : room;
-                    gs_cal_put(c, k, uk + (uint32_t)take, GS_CALC_SKIP(vk));
-                    cost -= take;
-                    k++;
-                }
+                k = gs_cal_book(c, k, end, cost);
             }
-            if (c->lo == c->hi) { c->lo = start; c->hi = k; }
-            else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
+            gs_cal_widen(c, start, k);
             if (moved || start == c->first_free) gs_cal_settle_free(c, end);
             return start;
         }
@@ -154,17 +166,9 @@ static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uin
     }
     if (k >= end) return k;                       /* beyond the horizon: no queueing modelled */
     uint64_t start = k;
-    while (cost && k < end) {
-        uint32_t vk = gs_cal_get(c, k), u = GS_CALC_USED(vk);
-        uint64_t room = GS_CAL_FULL - u;
-        uint64_t take = cost < room ? cost : room;
-        gs_cal_put(c, k, u + (uint32_t)take, GS_CALC_SKIP(vk));
-        cost -= take;
-        k++;
-    }
+    k = gs_cal_book(c, k, end, cost);
     /* booked: [start, k); skip distances are written only on full, hence booked, cycles */
-    if (c->lo == c->hi) { c->lo = start; c->hi = k; }
-    else { if (start < c->lo) c->lo = start; if (k > c->hi) c->hi = k; }
+    gs_cal_widen(c, start, k);
     gs_cal_settle_free(c, end);
     return start;
 }
