@@ -266,6 +266,7 @@ static inline uint8_t gs_unit_of(const gs_tsim *ts, int pc, const gs_xinst *x) {
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
+void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);
 int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now);

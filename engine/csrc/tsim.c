@@ -670,6 +670,7 @@ static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
             __builtin_prefetch(nx->sc[j].warps, 0, 2);
         }
     }
+    gs_tsm_warm(ts, sm, T + 8);
     while (sm->next_event < E) {
         uint64_t now = sm->next_event < T ? T : sm->next_event;
         gs_tsm_cycle(ts, sm, now);

@@ -720,6 +720,47 @@ void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm) {
     sm->next_event = n;
 }
 
+/* Before an SM runs its quantum: ask the host cache for the state of the warps that can issue early in it.
+ * Every other SM ran since this one's last quantum, so that state is cold, and issuing a warp walks it in a
+ * chain of dependent misses (its gs_tw, then its gs_warp and scoreboard, then its predicates and
+ * registers). Here the chains of up to GS_WARM_WARPS warps per sub-core run side by side instead: three
+ * passes, each prefetching what the previous one's lines point to. Only host-cache hints: no effect on
+ * results. */
+#define GS_WARM_WARPS 8
+void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until) {
+    if (ts->prog->trace) return;
+    uint16_t slots[GS_WARM_WARPS * 8];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ts->cfg.sm_subcores && k < 8; k++) {
+        const gs_subcore *sc = &sm->sc[k];
+        for (uint32_t i = 0, m = 0; i < sc->nwarps && m < GS_WARM_WARPS; i++) {
+            if (sc->rdy[i] >= until) continue;
+            const gs_tw *tw = &sm->tw[sc->warps[i]];
+            __builtin_prefetch(tw, 0, 3);
+            __builtin_prefetch((const char *)tw + 64, 1, 3);
+            slots[n++] = sc->warps[i];
+            m++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {              /* the warp, its scoreboard */
+        const gs_tw *tw = &sm->tw[slots[i]];
+        __builtin_prefetch(tw->w, 1, 3);
+        const gs_xinst *x = &ts->prog->x[tw->next_pc];
+        for (uint32_t j = 0; j < x->nrd; j++) __builtin_prefetch(&tw->reg_ready[x->rd[j]], 0, 2);
+    }
+    for (uint32_t i = 0; i < n; i++) {              /* its guard predicate and operand registers */
+        const gs_tw *tw = &sm->tw[slots[i]];
+        const gs_warp *w = tw->w;
+        const gs_xinst *x = &ts->prog->x[tw->next_pc];
+        if (x->guard >= 0) __builtin_prefetch(&w->P[x->guard], 0, 2);
+        if (!w->R) continue;
+        for (uint32_t j = 0; j < x->nrd; j++) {
+            const uint64_t *r = w->R + (size_t)x->rd[j] * GS_WARP;
+            __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); __builtin_prefetch(r + 16, 0, 2); __builtin_prefetch(r + 24, 0, 2);
+        }
+    }
+}
+
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
     const gs_tconfig *cf = &ts->cfg;
     if (sm->min_drain <= now) finish_drains(ts, sm, now);
