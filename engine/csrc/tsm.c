@@ -384,6 +384,22 @@ static inline int source_step(gs_tsim *ts, gs_worker *wk, gs_tsm *sm, gs_tw *tw,
     return gs_warp_step(&wk->ctx, tw->w);
 }
 
+/* The scoreboard entries next_ready will read for the instruction at pc (after this issue, usually the next
+ * one): into the host cache while the functional core executes this one (no effect on results) */
+static inline void prefetch_scoreboard(const gs_tsim *ts, const gs_tw *tw, int pc) {
+    if ((uint32_t)pc >= ts->prog->ninsts || ts->prog->trace) return;
+    const gs_xinst *x = &ts->prog->x[pc];
+    for (uint32_t i = 0; i < x->nrd; i++) {
+        __builtin_prefetch(&tw->reg_ready[x->rd[i]], 0, 3);
+        __builtin_prefetch(&tw->reg_kind[x->rd[i]], 0, 3);
+    }
+    for (uint32_t i = 0; i < x->nwr; i++) __builtin_prefetch(&tw->reg_ready[x->wr[i]], 0, 3);
+    for (int i = 0; i < 4 && x->prd[i] >= 0; i++) {
+        __builtin_prefetch(&tw->pred_ready[x->prd[i]], 0, 3);
+        __builtin_prefetch(&tw->pred_use[x->prd[i]], 0, 3);
+    }
+}
+
 /* Issue the warp's next instruction; returns the issue slots it takes, x16 (16: one; SASS timing: its
  * SASS instruction count x16, 0 for an instruction ptxas folded into another). */
 static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64_t now) {
@@ -399,6 +415,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         tw->acc_t = now + 1;
     }
     if (tw->frag_left) return issue_frag_part(ts, sm, sc, tw, now);
+    prefetch_scoreboard(ts, tw, pc + 1);
     wk->pc_issued[pc]++;
     tw->fetch_req = now;
     uint64_t ti0 = wk->fstats.thread_insts;
