@@ -299,6 +299,11 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
     const uint64_t *blk = gs_l2dir_set(&sl->c, pl->set);
     __builtin_prefetch(blk, 0, 1);
     __builtin_prefetch(blk + sl->c.assoc - 1, 0, 1);
+    if (pl->home != pl->near) {          /* a near copy that misses goes on to the home slice's set */
+        const uint64_t *hb = gs_l2dir_set(&l2->sl[pl->home].c, pl->set);
+        __builtin_prefetch(hb, 0, 1);
+        __builtin_prefetch(hb + l2->sl[pl->home].c.assoc - 1, 0, 1);
+    }
     if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
