@@ -8,6 +8,15 @@
  */
 #include "warpsched.h"
 
+/* a warp ready by its scoreboard waits for its pipe or memory queue until `until`: the state accounting
+ * charges `state` up to then (kept beside rdy in the sub-core, not in the warp's cold gs_tw) */
+static inline void throttle(gs_subcore *sc, uint32_t pos, uint64_t until, uint8_t state) {
+    if (until > sc->thr[pos]) {
+        sc->thr[pos] = until;
+        sc->thr_state[pos] = state;
+    }
+}
+
 static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now, uint64_t *next) {
     if (!tw->w || tw->done || tw->blocked || tw->next_pc < 0) return 0;
     if (tw->ready_at > now) {
@@ -17,19 +26,13 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
     uint64_t uf = sc->unit_free[tw->next_unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        if (uf > tw->throttle_until) {
-            tw->throttle_until = uf;
-            tw->throttle_state = tw->next_unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
-        }
+        throttle(sc, tw->pos, uf, tw->next_unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE);
         return 0;
     }
     uint64_t qf = sc->q_free[tw->next_q];          /* the memory queue it would enter is full */
     if (qf > now) {
         if (qf < *next) *next = qf;
-        if (qf > tw->throttle_until) {
-            tw->throttle_until = qf;
-            tw->throttle_state = tw->next_q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE;
-        }
+        throttle(sc, tw->pos, qf, tw->next_q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE);
         return 0;
     }
     (void)ts;
@@ -37,8 +40,8 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
 }
 
 /* eligibility of the warp at position i of the sub-core's list, from the sub-core's own arrays (the
- * same test as eligible(); the warp's gs_tw is touched only to mark it pipe- or queue-throttled) */
-static inline int eligible_at(gs_tsm *sm, gs_subcore *sc, uint32_t i, uint64_t now, uint64_t *next) {
+ * same test as eligible(), without touching the warp's gs_tw) */
+static inline int eligible_at(gs_subcore *sc, uint32_t i, uint64_t now, uint64_t *next) {
     uint64_t r = sc->rdy[i];           /* GS_NEVER when the warp cannot issue at all: never lowers *next */
     if (r > now) {
         if (r < *next) *next = r;
@@ -48,32 +51,24 @@ static inline int eligible_at(gs_tsm *sm, gs_subcore *sc, uint32_t i, uint64_t n
     uint64_t uf = sc->unit_free[unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        gs_tw *tw = &sm->tw[sc->warps[i]];
-        if (uf > tw->throttle_until) {
-            tw->throttle_until = uf;
-            tw->throttle_state = unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
-        }
+        throttle(sc, i, uf, unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE);
         return 0;
     }
     uint8_t q = sc->q[i];
     uint64_t qf = sc->q_free[q];       /* the memory queue it would enter is full (q_free[GS_Q_NONE] = 0) */
     if (qf > now) {
         if (qf < *next) *next = qf;
-        gs_tw *tw = &sm->tw[sc->warps[i]];
-        if (qf > tw->throttle_until) {
-            tw->throttle_until = qf;
-            tw->throttle_state = q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE;
-        }
+        throttle(sc, i, qf, q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE);
         return 0;
     }
     return 1;
 }
 
 static int pick_gto(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint64_t *next) {
-    if (sc->last >= 0 && eligible_at(sm, sc, sm->tw[sc->last].pos, now, next)) return sc->last;
+    if (sc->last >= 0 && eligible_at(sc, sm->tw[sc->last].pos, now, next)) return sc->last;
     /* sc->warps is kept in launch order (tsm.c), so the first eligible warp is the oldest */
     for (uint32_t i = 0; i < sc->nwarps; i++)
-        if (eligible_at(sm, sc, i, now, next)) return sc->warps[i];
+        if (eligible_at(sc, i, now, next)) return sc->warps[i];
     (void)ts;
     return -1;
 }
@@ -82,7 +77,7 @@ static int pick_lrr(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, uint64_t now, uint6
     /* slot order, starting after the last issued slot */
     int best = -1, first = -1;
     for (uint32_t i = 0; i < sc->nwarps; i++) {
-        if (!eligible_at(sm, sc, i, now, next)) continue;
+        if (!eligible_at(sc, i, now, next)) continue;
         int s = sc->warps[i];
         if (s > sc->last && (best < 0 || s < best)) best = s;
         if (first < 0 || s < first) first = s;

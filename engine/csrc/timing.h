@@ -45,13 +45,11 @@ static inline uint64_t gs_res_backlog(const gs_res *r, uint64_t now) {
 typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
     uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
-    uint64_t throttle_until;           /* eligible by scoreboard but pipe busy until */
     int32_t next_pc;
     uint8_t next_unit;
     uint8_t blocked;                   /* barrier */
     uint8_t done;                      /* exited, draining until drain_at */
     uint8_t wait_state;                /* state from the last issue until ready_at */
-    uint8_t throttle_state;
     uint8_t rec_state;                 /* last recorded state (full recording) */
     uint8_t next_q;                    /* the queue its next instruction enters: GS_Q_MIO, GS_Q_LG or 0 */
     uint8_t nr_state;                  /* next_ready's default state (with nr_base, nr_fetch below) */
@@ -88,7 +86,7 @@ typedef struct gs_tw {
     int32_t frag_pc;                   /*   the wmma.load */
     uint32_t frag_rows, frag_row_bytes; /*   its tile as stored: rows of row_bytes, pitch bytes apart from base */
     uint64_t frag_base, frag_pitch;
-    uint64_t pad_[3];                  /* to whole host cache lines: each slot of the array (on lines: tsim.c) starts one */
+    uint64_t pad_[4];                  /* to whole host cache lines: each slot of the array (on lines: tsim.c) starts one */
 } gs_tw;
 _Static_assert(sizeof(gs_tw) % 64 == 0, "gs_tw must be whole host cache lines");
 
@@ -110,7 +108,7 @@ enum { GS_Q_NONE = 0, GS_Q_MIO, GS_Q_LG, GS_Q__COUNT };
 
 /* One sub-core's scheduler. Its warps are kept in launch (age) order in `warps`; beside them, per
  * position, what the scheduler reads for every warp each time it looks for one to issue (contiguous,
- * so a scan touches two cache lines instead of one gs_tw per warp): rdy = the warp's ready_at while it
+ * so a scan touches a few cache lines instead of one gs_tw per warp): rdy = the warp's ready_at while it
  * may issue (resident, not done, not at a barrier, has a next instruction), else GS_NEVER; unit = its
  * next instruction's pipe; q = the memory queue it enters (GS_Q_*). tsm.c keeps them in step with the
  * gs_tw (sched_sync). */
@@ -125,6 +123,9 @@ typedef struct gs_subcore {
     uint64_t *rdy;                     /* per position (capacity: max_warps / subcores) */
     uint8_t *unit;                     /* per position */
     uint8_t *q;                        /* per position */
+    uint64_t *thr;                     /* per position: ready by its scoreboard but its pipe or queue busy until
+                                        * this cycle (0: not throttled; the state accounting's throttle interval) */
+    uint8_t *thr_state;                /* per position: the throttle's state (math pipe, MIO, LG) */
     uint16_t *warps;                   /* warp slots of this scheduler, in launch order */
 } gs_subcore;
 

@@ -114,8 +114,10 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
             sc->rdy = gs_line_calloc(per, sizeof *sc->rdy);
             sc->unit = gs_line_calloc(per, sizeof *sc->unit);
             sc->q = gs_line_calloc(per, sizeof *sc->q);
+            sc->thr = gs_line_calloc(per, sizeof *sc->thr);
+            sc->thr_state = gs_line_calloc(per, sizeof *sc->thr_state);
             sc->warps = gs_line_calloc(per, sizeof *sc->warps);
-            bad = !sc->rdy || !sc->unit || !sc->q || !sc->warps;
+            bad = !sc->rdy || !sc->unit || !sc->q || !sc->thr || !sc->thr_state || !sc->warps;
         }
         if (!bad && c->sm_icache == GS_ICACHE_MODEL)
             bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
@@ -160,7 +162,8 @@ void gs_tsim_destroy(gs_tsim *ts) {
             free(sm->tw[w].reg_ready); free(sm->tw[w].reg_kind); free(sm->tw[w].pred_ready); free(sm->tw[w].pred_use);
         }
         for (uint32_t k = 0; sm->sc && k < ts->cfg.sm_subcores; k++) {
-            free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].warps);
+            free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].thr); free(sm->sc[k].thr_state);
+            free(sm->sc[k].warps);
         }
         free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring); free(sm->done_mask);
         gs_pend_free(&sm->pend);

@@ -81,9 +81,10 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
         add_state(ts, sm, tw, tw->wait_state, a, min64(r, until));
         a = min64(r, until);
     }
-    if (a < until && tw->throttle_until > a) {
-        uint64_t e = min64(tw->throttle_until, until);
-        add_state(ts, sm, tw, tw->throttle_state, a, e);
+    const gs_subcore *sc = &sm->sc[tw->sub];
+    if (a < until && sc->thr[tw->pos] > a) {
+        uint64_t e = min64(sc->thr[tw->pos], until);
+        add_state(ts, sm, tw, sc->thr_state[tw->pos], a, e);
         a = e;
     }
     if (a < until) add_state(ts, sm, tw, GS_WS_NOT_SELECTED, a, until);
@@ -188,7 +189,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
         tw->nr_base = earliest;
         tw->nr_fetch = 0;
         tw->nr_state = (uint8_t)default_state;
-        tw->throttle_until = 0;
+        sm->sc[tw->sub].thr[tw->pos] = 0;
         sched_sync(sm, tw);
         return;
     }
@@ -251,7 +252,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     tw->nr_fetch = fetch;
     tw->nr_state = (uint8_t)default_state;
     ready_from(tw, x, earliest, fetch, default_state, wg_chain(ts), cp_wait(ts));
-    tw->throttle_until = 0;
+    sm->sc[tw->sub].thr[tw->pos] = 0;
     if (gs_is_pend(tw->ready_at)) gs_pend_fix(&sm->pend, tw->slot, GS_FIX_READY, 0);
     sched_sync(sm, tw);
 }
@@ -652,6 +653,8 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         memmove(&sc->rdy[i], &sc->rdy[i + 1], n * sizeof *sc->rdy);
         memmove(&sc->unit[i], &sc->unit[i + 1], n * sizeof *sc->unit);
         memmove(&sc->q[i], &sc->q[i + 1], n * sizeof *sc->q);
+        memmove(&sc->thr[i], &sc->thr[i + 1], n * sizeof *sc->thr);
+        memmove(&sc->thr_state[i], &sc->thr_state[i + 1], n * sizeof *sc->thr_state);
         sc->nwarps--;
         for (; i < sc->nwarps; i++) sm->tw[sc->warps[i]].pos = (uint16_t)i;
         if (sc->last == (int32_t)s) sc->last = -1;
