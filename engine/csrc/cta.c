@@ -12,6 +12,29 @@
 #include "internal.h"
 #include "hostmem.h"
 
+/* Per-lane tid.x/y/z of the warp whose lane 0 is thread `first`: the values of t % bx, t / bx % by and
+ * t / (bx * by) for t = first + lane, without the three divisions per lane that were most of a CTA's
+ * set-up. When the warp lies within one row of the block (every 1-D block of whole warps) x counts up and
+ * y, z stay; otherwise x steps and carries into y and z. */
+static void warp_tids(gs_warp *w, uint32_t first, const uint32_t block[3]) {
+    uint32_t bx = block[0], by = block[1];
+    uint32_t x = first % bx, y = (first / bx) % by, z = first / (bx * by);
+    uint32_t *tx = w->tid, *ty = w->tid + GS_WARP, *tz = w->tid + 2 * GS_WARP;
+    if (bx - x >= GS_WARP) {
+        for (uint32_t l = 0; l < GS_WARP; l++) { tx[l] = x + l; ty[l] = y; tz[l] = z; }
+        return;
+    }
+    for (int l = 0; l < GS_WARP; l++) {
+        tx[l] = x;
+        ty[l] = y;
+        tz[l] = z;
+        if (++x == bx) {
+            x = 0;
+            if (++y == by) { y = 0; z++; }
+        }
+    }
+}
+
 int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     const gs_launch_desc *d = c->ld;
     const gs_ir_func *f = &c->prog->funcs[d->func];
@@ -83,12 +106,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
         w->tid_base = first;
         w->cp_groups_pending = 0;
         w->wg_pending = 0;
-        for (int l = 0; l < GS_WARP; l++) {
-            uint32_t t = first + (uint32_t)l;
-            w->tid[l] = t % d->block[0];
-            w->tid[GS_WARP + l] = (t / d->block[0]) % d->block[1];
-            w->tid[2 * GS_WARP + l] = t / (d->block[0] * d->block[1]);
-        }
+        warp_tids(w, first, d->block);
     }
     return 0;
 }
