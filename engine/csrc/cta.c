@@ -87,6 +87,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     cta->warps_done = 0;
     cta->sm = -1;
     memset(cta->bars, 0, sizeof cta->bars);
+    cta->bars_armed = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         gs_warp *w = &cta->warps[i];
         memset(w->R + (size_t)c->prog->nconst * GS_WARP, 0, regbytes - cbytes);
@@ -143,6 +144,7 @@ static void release(gs_cta *cta, int bar) {
     b->expected = 0;
     b->red_op = 0;
     b->red_val = 0;
+    cta->bars_armed &= ~(1u << bar);
 }
 
 static void check_release(gs_cta *cta, int bar) {
@@ -158,6 +160,7 @@ int gs_cta_barrier_arrive(gs_ctx *c, gs_cta *cta, gs_warp *w, int bar, uint32_t 
     gs_barrier *b = &cta->bars[bar];
     if (b->arrived == 0) b->expected = expected;
     b->arrived += count;
+    if (b->arrived) cta->bars_armed |= 1u << bar;
     if (!arrive_only) {
         w->state = GS_W_BAR;
         w->bar_id = bar;
@@ -170,7 +173,9 @@ int gs_cta_barrier_arrive(gs_ctx *c, gs_cta *cta, gs_warp *w, int bar, uint32_t 
 void gs_cta_thread_exit(gs_ctx *c, gs_cta *cta, uint32_t n) {
     (void)c;
     cta->live_threads -= n;
-    for (int b = 0; b < GS_MAX_BARRIERS; b++) check_release(cta, b);
+    /* only a barrier some thread arrived at can complete (check_release skips the others), in id order;
+     * a release clears only its own bit, so the snapshot stays exact */
+    for (uint32_t armed = cta->bars_armed; armed; armed &= armed - 1) check_release(cta, __builtin_ctz(armed));
 }
 
 int gs_cta_check_deadlock(gs_ctx *c, gs_cta *cta) {
