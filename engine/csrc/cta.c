@@ -12,6 +12,29 @@
 #include "internal.h"
 #include "hostmem.h"
 
+/* Per-lane tid.x/y/z of the warp whose lane 0 is thread `first`: the values of t % bx, t / bx % by and
+ * t / (bx * by) for t = first + lane, without the three divisions per lane that were most of a CTA's
+ * set-up. When the warp lies within one row of the block (every 1-D block of whole warps) x counts up and
+ * y, z stay; otherwise x steps and carries into y and z. */
+static void warp_tids(gs_warp *w, uint32_t first, const uint32_t block[3]) {
+    uint32_t bx = block[0], by = block[1];
+    uint32_t x = first % bx, y = (first / bx) % by, z = first / (bx * by);
+    uint32_t *tx = w->tid, *ty = w->tid + GS_WARP, *tz = w->tid + 2 * GS_WARP;
+    if (bx - x >= GS_WARP) {
+        for (uint32_t l = 0; l < GS_WARP; l++) { tx[l] = x + l; ty[l] = y; tz[l] = z; }
+        return;
+    }
+    for (int l = 0; l < GS_WARP; l++) {
+        tx[l] = x;
+        ty[l] = y;
+        tz[l] = z;
+        if (++x == bx) {
+            x = 0;
+            if (++y == by) { y = 0; z++; }
+        }
+    }
+}
+
 int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     const gs_launch_desc *d = c->ld;
     const gs_ir_func *f = &c->prog->funcs[d->func];
@@ -64,6 +87,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     cta->warps_done = 0;
     cta->sm = -1;
     memset(cta->bars, 0, sizeof cta->bars);
+    cta->bars_armed = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         gs_warp *w = &cta->warps[i];
         memset(w->R + (size_t)c->prog->nconst * GS_WARP, 0, regbytes - cbytes);
@@ -83,12 +107,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
         w->tid_base = first;
         w->cp_groups_pending = 0;
         w->wg_pending = 0;
-        for (int l = 0; l < GS_WARP; l++) {
-            uint32_t t = first + (uint32_t)l;
-            w->tid[l] = t % d->block[0];
-            w->tid[GS_WARP + l] = (t / d->block[0]) % d->block[1];
-            w->tid[2 * GS_WARP + l] = t / (d->block[0] * d->block[1]);
-        }
+        warp_tids(w, first, d->block);
     }
     return 0;
 }
@@ -125,6 +144,7 @@ static void release(gs_cta *cta, int bar) {
     b->expected = 0;
     b->red_op = 0;
     b->red_val = 0;
+    cta->bars_armed &= ~(1u << bar);
 }
 
 static void check_release(gs_cta *cta, int bar) {
@@ -140,6 +160,7 @@ int gs_cta_barrier_arrive(gs_ctx *c, gs_cta *cta, gs_warp *w, int bar, uint32_t 
     gs_barrier *b = &cta->bars[bar];
     if (b->arrived == 0) b->expected = expected;
     b->arrived += count;
+    if (b->arrived) cta->bars_armed |= 1u << bar;
     if (!arrive_only) {
         w->state = GS_W_BAR;
         w->bar_id = bar;
@@ -152,7 +173,9 @@ int gs_cta_barrier_arrive(gs_ctx *c, gs_cta *cta, gs_warp *w, int bar, uint32_t 
 void gs_cta_thread_exit(gs_ctx *c, gs_cta *cta, uint32_t n) {
     (void)c;
     cta->live_threads -= n;
-    for (int b = 0; b < GS_MAX_BARRIERS; b++) check_release(cta, b);
+    /* only a barrier some thread arrived at can complete (check_release skips the others), in id order;
+     * a release clears only its own bit, so the snapshot stays exact */
+    for (uint32_t armed = cta->bars_armed; armed; armed &= armed - 1) check_release(cta, __builtin_ctz(armed));
 }
 
 int gs_cta_check_deadlock(gs_ctx *c, gs_cta *cta) {

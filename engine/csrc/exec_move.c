@@ -11,11 +11,28 @@ GS_HANDLER(h_mov) {
     return GS_X_NEXT;
 }
 
+/* Every kernel reads %tid and %ctaid/%ntid first thing, so this is one of the most issued handlers of a
+ * short-CTA kernel: tid.x/y/z are copied from the warp's per-lane table, the registers that are the same
+ * on every lane (all but the lane ids and lane masks) are read once; the rest per lane. */
 GS_HANDLER(h_mov_sreg) {
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
     uint64_t *d = gs_opr(w, x, 0);
     int sr = (int)x->ops[1];
-    GS_LANES(m, l, d[l] = gs_sreg_read(c, w, sr, l) & mask);
+    switch (sr) {
+    case GS_SR_TID_X: case GS_SR_TID_Y: case GS_SR_TID_Z: {
+        const uint32_t *t = &w->tid[(sr - GS_SR_TID_X) * GS_WARP];
+        GS_LANES(m, l, d[l] = t[l] & mask);
+        break;
+    }
+    case GS_SR_LANEID: case GS_SR_LANEMASK_EQ: case GS_SR_LANEMASK_LT: case GS_SR_LANEMASK_LE:
+    case GS_SR_LANEMASK_GT: case GS_SR_LANEMASK_GE:
+        GS_LANES(m, l, d[l] = gs_sreg_read(c, w, sr, l) & mask);
+        break;
+    default: {
+        uint64_t v = gs_sreg_read(c, w, sr, 0) & mask;
+        GS_LANES(m, l, d[l] = v);
+    }
+    }
     return GS_X_NEXT;
 }
 

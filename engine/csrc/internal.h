@@ -167,6 +167,7 @@ struct gs_cta {
     uint32_t shared_bytes;
     uint32_t local_bytes;
     gs_barrier bars[GS_MAX_BARRIERS];
+    uint32_t bars_armed;       /* bit b: bars[b].arrived != 0 (gs_cta_thread_exit looks at those only) */
     uint32_t *bar_wait;        /* per warp: barrier id + 1 when waiting, 0 else */
     int32_t sm;                /* SM it runs on */
     uint64_t mbar_phase;       /* unused placeholder for mbarrier bookkeeping */

@@ -152,6 +152,8 @@ typedef struct gs_tsm {
     uint64_t accept_at;                /* the dispatcher may send it a CTA from then on (its last CTA has started) */
     uint64_t min_drain;
     uint64_t *done_mask;               /* bit per warp slot: resident and done (draining), for finish_drains */
+    uint64_t *resident_mask;           /* bit per warp slot: resident (tw->w set), for gs_tsm_launch_cta's free
+                                        * slots without reading every gs_tw on the way (a host cache miss each) */
     /* memory pipeline */
     gs_cache l1;
     gs_res lsu;                        /* tag lookups */

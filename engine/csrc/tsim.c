@@ -107,7 +107,9 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         sm->mshr = gs_line_calloc(c->l1_mshrs, sizeof *sm->mshr);
         sm->qring = gs_line_calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
         sm->done_mask = gs_line_calloc((c->sm_max_warps + 63) / 64, sizeof *sm->done_mask);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || !sm->done_mask || gs_icnt_port_init(&sm->icnt);
+        sm->resident_mask = gs_line_calloc((c->sm_max_warps + 63) / 64, sizeof *sm->resident_mask);
+        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || !sm->done_mask || !sm->resident_mask ||
+              gs_icnt_port_init(&sm->icnt);
         uint32_t per = c->sm_max_warps / c->sm_subcores;      /* each sub-core's warp capacity */
         for (uint32_t k = 0; k < c->sm_subcores && !bad; k++) {
             gs_subcore *sc = &sm->sc[k];
@@ -142,6 +144,7 @@ static void free_launch(gs_tsim *ts) {
         gs_tsm *sm = &ts->sms[s];
         if (!sm->tw) continue;
         for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++) sm->tw[w].w = NULL;   /* (scoreboards kept: launch_sm) */
+        if (sm->resident_mask) memset(sm->resident_mask, 0, (ts->cfg.sm_max_warps + 63) / 64 * sizeof *sm->resident_mask);
         if (sm->ctas)
             for (uint32_t k = 0; k < ts->cfg.sm_max_ctas; k++) { gs_cta_free(&sm->ctas[k].cta); sm->ctas[k].used = 0; }
     }
@@ -165,7 +168,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
             free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].thr); free(sm->sc[k].thr_state);
             free(sm->sc[k].warps);
         }
-        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring); free(sm->done_mask);
+        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring); free(sm->done_mask); free(sm->resident_mask);
         gs_pend_free(&sm->pend);
         free(sm->atomq.data);
         gs_icnt_port_free(&sm->icnt);
@@ -293,6 +296,7 @@ static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
     sm->min_drain = GS_NEVER;
     sm->next_event = GS_NEVER;
     memset(sm->done_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->done_mask);
+    memset(sm->resident_mask, 0, (c->sm_max_warps + 63) / 64 * sizeof *sm->resident_mask);   /* (tw->w = NULL above) */
     uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
     uint32_t lines = (uint32_t)(l1_bytes / c->l1_line_bytes);
     if (lines < c->l1_assoc) l1_bytes = 0;

@@ -645,6 +645,7 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         gs_tcta *tc = tw->cta;
         tw->w = NULL;
         sm->done_mask[word] &= ~(1ull << (s & 63));
+        sm->resident_mask[word] &= ~(1ull << (s & 63));
         tw->cta = NULL;
         sm->warps_used--;
         gs_subcore *sc = &sm->sc[tw->sub];
@@ -661,6 +662,19 @@ static void finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         if (--tc->nwarps_left == 0) free_cta(ts, sm, tc, tw->drain_at > now ? tw->drain_at : now);
     }
     sm->min_drain = nd;
+}
+
+/* the first warp slot from s on with no resident warp (resident_mask), or max when none */
+static uint32_t free_slot(const gs_tsm *sm, uint32_t s, uint32_t max) {
+    for (uint32_t word = s >> 6; word < (max + 63) / 64; word++) {
+        uint64_t bits = ~sm->resident_mask[word];
+        if (word == s >> 6) bits &= ~0ull << (s & 63);
+        if (bits) {
+            uint32_t f = word * 64 + (uint32_t)__builtin_ctzll(bits);
+            return f < max ? f : max;
+        }
+    }
+    return max;
 }
 
 int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
@@ -692,10 +706,11 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
     if (ts->cfg.gpu_cta_accept_after_start) sm->accept_at = first;
     uint32_t s = 0;
     for (uint32_t k = 0; k < tc->cta.nwarps; k++) {
-        while (s < ts->cfg.sm_max_warps && sm->tw[s].w) s++;
+        s = free_slot(sm, s, ts->cfg.sm_max_warps);
         if (s == ts->cfg.sm_max_warps) return -1;       /* occupancy computation guarantees room */
         gs_tw *tw = &sm->tw[s];
         tw->w = &tc->cta.warps[k];
+        sm->resident_mask[s >> 6] |= 1ull << (s & 63);
         tw->cta = tc;
         tw->slot = (uint16_t)s;
         memset(tw->reg_ready, 0, ts->nslots * sizeof *tw->reg_ready);
