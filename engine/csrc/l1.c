@@ -128,8 +128,8 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
     o->nl = nl;
 }
 
-uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
-                             uint32_t lb) {
+static uint32_t count_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                                       uint32_t lb) {
     uint32_t lookups = 0;
     const int pow2 = (lb & (lb - 1)) == 0;
     const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(lb) : 0;
@@ -151,6 +151,32 @@ uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint3
         }
     }
     return lookups;
+}
+
+/* The count depends on base only through base % lb (line k + q of base = q*lb + o is line k of o, shifted
+ * by q), and a kernel's fragments come in a few shapes at a few offsets: the answers are kept in a small
+ * per-thread cache keyed by everything else the count reads (the GEMMs load ~20 fragments per shape and
+ * offset, each a few hundred steps to count). */
+typedef struct {
+    uint64_t off, pitch;
+    uint32_t rows, row_bytes, seg, lb, lookups, valid;
+} frag_memo;
+
+uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                             uint32_t lb) {
+    static __thread frag_memo cache[8];
+    static __thread uint32_t next;
+    if (!lb) return count_fragment_lookups(base, pitch, rows, row_bytes, seg, lb);
+    uint64_t off = base % lb;
+    for (int k = 0; k < 8; k++) {
+        const frag_memo *c = &cache[k];
+        if (c->valid && c->off == off && c->pitch == pitch && c->rows == rows && c->row_bytes == row_bytes &&
+            c->seg == seg && c->lb == lb)
+            return c->lookups;
+    }
+    uint32_t n = count_fragment_lookups(off, pitch, rows, row_bytes, seg, lb);
+    cache[next++ & 7] = (frag_memo){off, pitch, rows, row_bytes, seg, lb, n, 1};
+    return n;
 }
 
 uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes) {
@@ -182,8 +208,11 @@ uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t siz
     uint16_t count[128] = {0};
     uint64_t last[128];
     uint32_t worst = 1;
+    /* banks are a power of two bytes wide on every GPU we model: a shift, not a division per element */
+    const int pow2 = bb && (bb & (bb - 1)) == 0;
+    const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(bb) : 0;
     for (uint32_t q = 0; q < n; q++) {
-        uint64_t word = addr[q] / bb;
+        uint64_t word = pow2 ? addr[q] >> sh : addr[q] / bb;
         uint32_t b = (uint32_t)(word & (banks - 1));
         if (count[b] && last[b] == word) continue;
         last[b] = word;
