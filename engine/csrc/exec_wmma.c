@@ -94,6 +94,7 @@ static inline void record_tile(gs_ctx *c, const frag *f, int col, uint64_t addr,
     c->mfrag_pitch = stride * es;
     c->mfrag_rows = (uint32_t)(col ? f->cols : f->rows);
     c->mfrag_row_bytes = (uint32_t)((col ? f->rows : f->cols) * es);
+    c->mfrag_walk = 0;
 }
 
 static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
@@ -270,6 +271,9 @@ static void record_tile_elements(gs_ctx *c, const frag *f, int col, uint64_t add
     }
     c->nmext = (uint32_t)f->e * GS_WARP;
     c->mext_size = es;
+    /* the walk from addr is fixed by the shape, the layout, the element size and the stride (mfrag_pitch) */
+    c->mfrag_walk = 1u | (uint32_t)f->rows << 1 | (uint32_t)f->cols << 7 | (uint32_t)f->col_order << 13 |
+                    (uint32_t)col << 14 | es << 15;
 }
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */

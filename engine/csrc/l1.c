@@ -222,6 +222,34 @@ uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t siz
     return worst > minwf ? worst : (minwf ? minwf : 1);
 }
 
+/* The count of gs_shared_wavefronts_ext is the same for every copy of one set of addresses moved by a
+ * multiple of banks * bb bytes (each word moves by a multiple of banks: same bank, same equalities). A
+ * fragment walk's addresses are its base plus offsets fixed by (walk, pitch), so the answer is kept per
+ * thread by those, the base modulo banks * bb and the bank geometry: a kernel's shared fragments come in a
+ * few shapes at a few offsets, and each count is a pass over 256 or more elements. */
+typedef struct {
+    uint64_t pitch, off;
+    uint32_t walk, n, size, banks, bb, wf;
+} walk_memo;
+
+uint32_t gs_shared_wavefronts_walk(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bb,
+                                   uint32_t walk, uint64_t base, uint64_t pitch) {
+    static __thread walk_memo cache[8];
+    static __thread uint32_t next;
+    uint64_t period = (uint64_t)banks * bb;
+    if (!walk || !period) return gs_shared_wavefronts_ext(addr, n, size, banks, bb);
+    uint64_t off = base % period;
+    for (int k = 0; k < 8; k++) {
+        const walk_memo *c = &cache[k];
+        if (c->walk == walk && c->pitch == pitch && c->off == off && c->n == n && c->size == size &&
+            c->banks == banks && c->bb == bb)
+            return c->wf;
+    }
+    uint32_t wf = gs_shared_wavefronts_ext(addr, n, size, banks, bb);
+    cache[next++ & 7] = (walk_memo){pitch, off, walk, n, size, banks, bb, wf};
+    return wf;
+}
+
 uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size, uint32_t banks,
                               uint32_t bb, int atomic, uint32_t *serial) {
     uint32_t words = size > bb ? size / bb : 1;
