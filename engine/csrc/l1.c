@@ -85,6 +85,26 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
             o->bytes_w[i][sec] |= (uint32_t)((size >= 32 ? 0xffffffffull : ((1ull << size) - 1)) << off);
             continue;
         }
+        if (ext && size == sb && sb <= 32 && !(a & (sb - 1))) {
+            /* a tile piece that is one whole sector (the usual piece: tc_tile.h): the loop below, once */
+            uint64_t line = a >> line_shift;
+            uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift), i = hint;
+            if (i >= nl || o->lines[i] != line) {
+                uint32_t h = (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> 56) & (2 * GS_COAL_MAX - 1);
+                while (tab[h] && o->lines[tab[h] - 1] != line) h = (h + 1) & (2 * GS_COAL_MAX - 1);
+                i = tab[h] ? tab[h] - 1u : nl;
+                if (i == nl) {
+                    if (nl == GS_COAL_MAX) { hint = i; continue; }
+                    tab[h] = (uint8_t)(nl + 1);
+                    coal_new_line(o, nl++, line);
+                }
+            }
+            hint = i;
+            o->masks[i] |= (uint8_t)(1u << sec);
+            if (o->lane_ops[i][sec] < 255) o->lane_ops[i][sec]++;
+            o->bytes_w[i][sec] |= sb >= 32 ? 0xffffffffu : (uint32_t)((1ull << sb) - 1);
+            continue;
+        }
         uint64_t end = a + size;
         for (uint64_t s = a >> sector_shift << sector_shift; s < end; s += sb) {
             uint64_t line = s >> line_shift;
