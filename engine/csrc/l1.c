@@ -199,6 +199,14 @@ uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint3
     return n;
 }
 
+/* bit w set for each nonzero nibble w of a byte mask: the 4-byte words a sector's accesses touch */
+static inline uint32_t words_of(uint32_t bw) {
+    uint32_t x = (bw | bw >> 1 | bw >> 2 | bw >> 3) & 0x11111111u;   /* nibble w's bit at 4w */
+    x = (x | x >> 3) & 0x03030303u;
+    x = (x | x >> 6) & 0x000f000fu;
+    return (x | x >> 12) & 0xffu;
+}
+
 uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes) {
     /* the data array delivers one 4-byte word per bank per cycle, the banks interleaved every 4 bytes of a
      * line: a request needs as many cycles as the most distinct lines any bank must read from */
@@ -206,11 +214,18 @@ uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sect
     uint8_t count[32] = {0};
     uint32_t worst = 1, nsec = line_bytes / sector_bytes;
     if (nsec > 8) nsec = 8;
+    /* sectors of a power of two >= 4 bytes hold whole bank-aligned runs of words: a sector's words in use
+     * are its byte mask's nonzero nibbles, gathered into one bit each (words_of) */
+    const int whole = sector_bytes >= 4 && (sector_bytes & (sector_bytes - 1)) == 0;
     for (uint32_t i = 0; i < o->nl; i++) {
         uint32_t seen = 0;                                  /* banks this line needs */
         for (uint32_t sec = 0; sec < nsec; sec++) {
             uint32_t bw = o->bytes_w[i][sec];
             if (!bw) continue;
+            if (whole) {
+                seen |= words_of(bw) << ((sec * sector_bytes / 4) & 31);
+                continue;
+            }
             for (uint32_t w = 0; w < sector_bytes / 4; w++)
                 if ((bw >> (4 * w)) & 0xfu) seen |= 1u << ((sec * sector_bytes / 4 + w) & 31);
         }
