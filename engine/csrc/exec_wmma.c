@@ -94,6 +94,7 @@ static inline void record_tile(gs_ctx *c, const frag *f, int col, uint64_t addr,
     c->mfrag_pitch = stride * es;
     c->mfrag_rows = (uint32_t)(col ? f->cols : f->rows);
     c->mfrag_row_bytes = (uint32_t)((col ? f->rows : f->cols) * es);
+    c->mfrag_walk = 0;
 }
 
 static inline void record_elements(gs_ctx *c, const gs_warp *w, uint32_t es) {
@@ -203,11 +204,16 @@ typedef struct {
 } tile;
 
 static void tile_of(const frag *f, int col, uint64_t stride, uint64_t es, tile *t) {
-    for (int l = 0; l < GS_WARP; l++) {
-        int i, j;
-        frag_coord(f, l, 0, &i, &j);
-        t->off[l] = col ? (uint64_t)j * stride + (uint64_t)i : (uint64_t)i * stride + (uint64_t)j;
-    }
+    /* lane l's first element is idx = l*E of the fragment order (frag_coord): the run's line (row i, or
+     * column j of B) idx >> shift and its place in it idx & (line - 1). Stored along that line (the layout
+     * matches the order) it is line*stride + place elements from the base, else place*stride + line; the
+     * two cases as two loops the compiler vectorises. */
+    const uint32_t shift = (uint32_t)(f->col_order ? f->rshift : f->cshift);
+    const uint32_t pmask = (uint32_t)(f->col_order ? f->rows : f->cols) - 1, E = (uint32_t)f->e;
+    if (f->col_order == col)
+        for (uint32_t l = 0; l < GS_WARP; l++) t->off[l] = (uint64_t)((l * E) >> shift) * stride + ((l * E) & pmask);
+    else
+        for (uint32_t l = 0; l < GS_WARP; l++) t->off[l] = (uint64_t)((l * E) & pmask) * stride + ((l * E) >> shift);
     t->step = f->col_order == col ? 1 : stride;
     t->srows = (uint32_t)(col ? f->cols : f->rows);
     t->srow_bytes = (uint32_t)((col ? f->rows : f->cols) * es);
@@ -265,6 +271,9 @@ static void record_tile_elements(gs_ctx *c, const frag *f, int col, uint64_t add
     }
     c->nmext = (uint32_t)f->e * GS_WARP;
     c->mext_size = es;
+    /* the walk from addr is fixed by the shape, the layout, the element size and the stride (mfrag_pitch) */
+    c->mfrag_walk = 1u | (uint32_t)f->rows << 1 | (uint32_t)f->cols << 7 | (uint32_t)f->col_order << 13 |
+                    (uint32_t)col << 14 | es << 15;
 }
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type {regs}, [p]{, stride} */
@@ -375,12 +384,16 @@ static void frag_values(const gs_warp *w, const uint32_t *regs, const frag *f, i
     if (t == GS_T_F16) {
         for (int r = 0; r < nw; r++) {
             const uint64_t *src = w->R + regs[r];
-            uint64_t lo[GS_WARP], hi[GS_WARP], odd = 0;
+            uint64_t lo[GS_WARP], hi[GS_WARP];
+            uint32_t odd = 0;
             for (int l = 0; l < GS_WARP; l++) {  /* gs_h2d's normal case, both halves */
                 uint64_t v = src[l], a = v & 0xffffu, b = (v >> 16) & 0xffffu;
                 lo[l] = ((a & 0x8000u) << 48) | (((a & 0x7fffu) << 42) + ((uint64_t)(1023 - 15) << 52));
                 hi[l] = ((b & 0x8000u) << 48) | (((b & 0x7fffu) << 42) + ((uint64_t)(1023 - 15) << 52));
-                odd |= ((a & 0x7c00u) - 0x400u >= 0x7800u) | ((b & 0x7c00u) - 0x400u >= 0x7800u);
+                /* not normal: an exponent field of all ones (adding 1 to it carries into the half's top
+                 * bit) or of zeros (so is its complement's); both halves at once */
+                uint32_t e = (uint32_t)v & 0x7c007c00u;
+                odd |= ((e + 0x04000400u) | ((e ^ 0x7c007c00u) + 0x04000400u)) & 0x80008000u;
             }
             if (odd)
                 for (int l = 0; l < GS_WARP; l++) {

@@ -218,6 +218,10 @@ struct gs_ctx {
      * bytes apart from mfrag_base (the rows as stored: columns for a column-major fragment) */
     uint64_t mfrag_base, mfrag_pitch;
     uint32_t mfrag_rows, mfrag_row_bytes;
+    /* nonzero: mext holds every element of the tile in the fragment walk's order, from mfrag_base with
+     * mfrag_pitch, and this is the walk's geometry (exec_wmma.c): the addresses relative to the base follow
+     * from the two (the bank model keeps its answers by them) */
+    uint32_t mfrag_walk;
 };
 
 /* ---- lane loops: full-mask path the compiler vectorises, sparse path over set bits ---- */

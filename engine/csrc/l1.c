@@ -85,6 +85,26 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
             o->bytes_w[i][sec] |= (uint32_t)((size >= 32 ? 0xffffffffull : ((1ull << size) - 1)) << off);
             continue;
         }
+        if (ext && size == sb && sb <= 32 && !(a & (sb - 1))) {
+            /* a tile piece that is one whole sector (the usual piece: tc_tile.h): the loop below, once */
+            uint64_t line = a >> line_shift;
+            uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift), i = hint;
+            if (i >= nl || o->lines[i] != line) {
+                uint32_t h = (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> 56) & (2 * GS_COAL_MAX - 1);
+                while (tab[h] && o->lines[tab[h] - 1] != line) h = (h + 1) & (2 * GS_COAL_MAX - 1);
+                i = tab[h] ? tab[h] - 1u : nl;
+                if (i == nl) {
+                    if (nl == GS_COAL_MAX) { hint = i; continue; }
+                    tab[h] = (uint8_t)(nl + 1);
+                    coal_new_line(o, nl++, line);
+                }
+            }
+            hint = i;
+            o->masks[i] |= (uint8_t)(1u << sec);
+            if (o->lane_ops[i][sec] < 255) o->lane_ops[i][sec]++;
+            o->bytes_w[i][sec] |= sb >= 32 ? 0xffffffffu : (uint32_t)((1ull << sb) - 1);
+            continue;
+        }
         uint64_t end = a + size;
         for (uint64_t s = a >> sector_shift << sector_shift; s < end; s += sb) {
             uint64_t line = s >> line_shift;
@@ -128,8 +148,8 @@ void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uin
     o->nl = nl;
 }
 
-uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
-                             uint32_t lb) {
+static uint32_t count_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                                       uint32_t lb) {
     uint32_t lookups = 0;
     const int pow2 = (lb & (lb - 1)) == 0;
     const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(lb) : 0;
@@ -153,6 +173,40 @@ uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint3
     return lookups;
 }
 
+/* The count depends on base only through base % lb (line k + q of base = q*lb + o is line k of o, shifted
+ * by q), and a kernel's fragments come in a few shapes at a few offsets: the answers are kept in a small
+ * per-thread cache keyed by everything else the count reads (the GEMMs load ~20 fragments per shape and
+ * offset, each a few hundred steps to count). */
+typedef struct {
+    uint64_t off, pitch;
+    uint32_t rows, row_bytes, seg, lb, lookups, valid;
+} frag_memo;
+
+uint32_t gs_fragment_lookups(uint64_t base, uint64_t pitch, uint32_t rows, uint32_t row_bytes, uint32_t seg,
+                             uint32_t lb) {
+    static __thread frag_memo cache[8];
+    static __thread uint32_t next;
+    if (!lb) return count_fragment_lookups(base, pitch, rows, row_bytes, seg, lb);
+    uint64_t off = base % lb;
+    for (int k = 0; k < 8; k++) {
+        const frag_memo *c = &cache[k];
+        if (c->valid && c->off == off && c->pitch == pitch && c->rows == rows && c->row_bytes == row_bytes &&
+            c->seg == seg && c->lb == lb)
+            return c->lookups;
+    }
+    uint32_t n = count_fragment_lookups(off, pitch, rows, row_bytes, seg, lb);
+    cache[next++ & 7] = (frag_memo){off, pitch, rows, row_bytes, seg, lb, n, 1};
+    return n;
+}
+
+/* bit w set for each nonzero nibble w of a byte mask: the 4-byte words a sector's accesses touch */
+static inline uint32_t words_of(uint32_t bw) {
+    uint32_t x = (bw | bw >> 1 | bw >> 2 | bw >> 3) & 0x11111111u;   /* nibble w's bit at 4w */
+    x = (x | x >> 3) & 0x03030303u;
+    x = (x | x >> 6) & 0x000f000fu;
+    return (x | x >> 12) & 0xffu;
+}
+
 uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sector_bytes) {
     /* the data array delivers one 4-byte word per bank per cycle, the banks interleaved every 4 bytes of a
      * line: a request needs as many cycles as the most distinct lines any bank must read from */
@@ -160,11 +214,18 @@ uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sect
     uint8_t count[32] = {0};
     uint32_t worst = 1, nsec = line_bytes / sector_bytes;
     if (nsec > 8) nsec = 8;
+    /* sectors of a power of two >= 4 bytes hold whole bank-aligned runs of words: a sector's words in use
+     * are its byte mask's nonzero nibbles, gathered into one bit each (words_of) */
+    const int whole = sector_bytes >= 4 && (sector_bytes & (sector_bytes - 1)) == 0;
     for (uint32_t i = 0; i < o->nl; i++) {
         uint32_t seen = 0;                                  /* banks this line needs */
         for (uint32_t sec = 0; sec < nsec; sec++) {
             uint32_t bw = o->bytes_w[i][sec];
             if (!bw) continue;
+            if (whole) {
+                seen |= words_of(bw) << ((sec * sector_bytes / 4) & 31);
+                continue;
+            }
             for (uint32_t w = 0; w < sector_bytes / 4; w++)
                 if ((bw >> (4 * w)) & 0xfu) seen |= 1u << ((sec * sector_bytes / 4 + w) & 31);
         }
@@ -182,8 +243,11 @@ uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t siz
     uint16_t count[128] = {0};
     uint64_t last[128];
     uint32_t worst = 1;
+    /* banks are a power of two bytes wide on every GPU we model: a shift, not a division per element */
+    const int pow2 = bb && (bb & (bb - 1)) == 0;
+    const uint32_t sh = pow2 ? (uint32_t)__builtin_ctz(bb) : 0;
     for (uint32_t q = 0; q < n; q++) {
-        uint64_t word = addr[q] / bb;
+        uint64_t word = pow2 ? addr[q] >> sh : addr[q] / bb;
         uint32_t b = (uint32_t)(word & (banks - 1));
         if (count[b] && last[b] == word) continue;
         last[b] = word;
@@ -191,6 +255,34 @@ uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t siz
     }
     uint32_t minwf = (n * size + 127) / 128;
     return worst > minwf ? worst : (minwf ? minwf : 1);
+}
+
+/* The count of gs_shared_wavefronts_ext is the same for every copy of one set of addresses moved by a
+ * multiple of banks * bb bytes (each word moves by a multiple of banks: same bank, same equalities). A
+ * fragment walk's addresses are its base plus offsets fixed by (walk, pitch), so the answer is kept per
+ * thread by those, the base modulo banks * bb and the bank geometry: a kernel's shared fragments come in a
+ * few shapes at a few offsets, and each count is a pass over 256 or more elements. */
+typedef struct {
+    uint64_t pitch, off;
+    uint32_t walk, n, size, banks, bb, wf;
+} walk_memo;
+
+uint32_t gs_shared_wavefronts_walk(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bb,
+                                   uint32_t walk, uint64_t base, uint64_t pitch) {
+    static __thread walk_memo cache[8];
+    static __thread uint32_t next;
+    uint64_t period = (uint64_t)banks * bb;
+    if (!walk || !period) return gs_shared_wavefronts_ext(addr, n, size, banks, bb);
+    uint64_t off = base % period;
+    for (int k = 0; k < 8; k++) {
+        const walk_memo *c = &cache[k];
+        if (c->walk == walk && c->pitch == pitch && c->off == off && c->n == n && c->size == size &&
+            c->banks == banks && c->bb == bb)
+            return c->wf;
+    }
+    uint32_t wf = gs_shared_wavefronts_ext(addr, n, size, banks, bb);
+    cache[next++ & 7] = (walk_memo){pitch, off, walk, n, size, banks, bb, wf};
+    return wf;
 }
 
 uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size, uint32_t banks,

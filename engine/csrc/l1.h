@@ -50,6 +50,10 @@ uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size
                               uint32_t bank_bytes, int atomic, uint32_t *serial);
 /* the same for fragment accesses: n element addresses of `size` bytes */
 uint32_t gs_shared_wavefronts_ext(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bank_bytes);
+/* the same, for addresses that are a fragment walk from `base` (walk: its geometry, nonzero; gs_ctx's
+ * mfrag_walk) with rows `pitch` bytes apart: answers kept per walk, pitch and base % (banks * bank_bytes) */
+uint32_t gs_shared_wavefronts_walk(const uint64_t *addr, uint32_t n, uint32_t size, uint32_t banks, uint32_t bank_bytes,
+                                   uint32_t walk, uint64_t base, uint64_t pitch);
 
 /* The L1 directory for a read: the line's index, allocated on a miss when `alloc` (reads allocate,
  * writes and atomics do not); -1 when absent (or no L1). */

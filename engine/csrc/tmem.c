@@ -281,7 +281,8 @@ static uint64_t tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x
     }
     if (space == GS_SPACE_SHARED || space == GS_SPACE_SHARED_CLUSTER) {
         uint32_t serial = 1;
-        uint32_t wf = cx->nmext ? gs_shared_wavefronts_ext(cx->mext, cx->nmext, cx->mext_size, cf->shared_banks, cf->shared_bank_bytes)
+        uint32_t wf = cx->nmext ? gs_shared_wavefronts_walk(cx->mext, cx->nmext, cx->mext_size, cf->shared_banks, cf->shared_bank_bytes,
+                                                            cx->mfrag_walk, cx->mfrag_base, cx->mfrag_pitch)
                                     : gs_shared_wavefronts(w->maddr, w->mmask, w->msize, cf->shared_banks, cf->shared_bank_bytes, w->matomic, &serial);
         sm->wk->st.shared_insts++;
         sm->wk->st.shared_wavefronts += wf;
