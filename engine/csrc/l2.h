@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "simtscope.h"
 #include "l2dir.h"
+#include "hugemem.h"
 #include "calendar.h"
 #include "dram.h"
 
@@ -61,6 +62,7 @@ typedef struct gs_l2 {
     uint64_t sector_cost, partial_cost, atomic_cost;   /* fixed point, 1/256 cycle */
     gs_dram *dram;
     gs_tstats *st;
+    gs_huge dir_mem, rc_mem;           /* the slices' directories; rc (hugemem.h) */
 } gs_l2;
 
 int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st);
