@@ -306,13 +306,19 @@ void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl) 
 
 void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
     const gs_l2slice *sl = &l2->sl[pl->near];
+    /* the set's tags and LRU stamps (the scan reads the tags; a hit writes a stamp, a miss scans them) */
+    uint32_t a = sl->c.assoc;
     const uint64_t *blk = gs_l2dir_set(&sl->c, pl->set);
-    __builtin_prefetch(blk, 0, 1);
-    __builtin_prefetch(blk + sl->c.assoc - 1, 0, 1);
+    __builtin_prefetch(blk, 1, 1);
+    __builtin_prefetch(blk + a - 1, 1, 1);
+    __builtin_prefetch(blk + a, 1, 1);
+    __builtin_prefetch(blk + 2 * a - 1, 1, 1);
     if (pl->home != pl->near) {          /* a near copy that misses goes on to the home slice's set */
         const uint64_t *hb = gs_l2dir_set(&l2->sl[pl->home].c, pl->set);
-        __builtin_prefetch(hb, 0, 1);
-        __builtin_prefetch(hb + l2->sl[pl->home].c.assoc - 1, 0, 1);
+        __builtin_prefetch(hb, 1, 1);
+        __builtin_prefetch(hb + a - 1, 1, 1);
+        __builtin_prefetch(hb + a, 1, 1);
+        __builtin_prefetch(hb + 2 * a - 1, 1, 1);
     }
     if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
     if (l2->rc) {
@@ -322,6 +328,12 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
         __builtin_prefetch(&l2->rcfp[i], 1, 1);
         __builtin_prefetch(&l2->rc[i], 1, 1);
     }
+}
+
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr) {
+    uint64_t line = addr >> l2->line_shift;
+    gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
+    if (pl->home != pl->near) gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
 }
 
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,
