@@ -320,7 +320,7 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
         __builtin_prefetch(hb + a, 1, 1);
         __builtin_prefetch(hb + 2 * a - 1, 1, 1);
     }
-    if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
+    if (sl->port.cell) gs_cal_prefetch(&sl->port, t);
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
         size_t i = l2->rc_gpc ? (size_t)(pl->h % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc
@@ -330,10 +330,11 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
     }
 }
 
-void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr) {
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t) {
     uint64_t line = addr >> l2->line_shift;
-    gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
-    if (pl->home != pl->near) gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    int in = gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
+    if (pl->home != pl->near && !in) in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    if (!in) gs_dram_prefetch(l2->dram, addr, t + l2->hit_latency);   /* absent: most likely a DRAM read follows */
 }
 
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,

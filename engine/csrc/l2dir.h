@@ -104,19 +104,22 @@ static inline int64_t gs_l2dir_find(gs_l2dir *d, uint64_t line, uint64_t set) {
 }
 
 /* the line record an access of `line` will touch, as far as the set shows now (a hit's way, else the way
- * gs_l2dir_alloc would take), into the host cache; changes nothing */
-static inline void gs_l2dir_prefetch_rec(const gs_l2dir *d, uint64_t line, uint64_t set) {
+ * gs_l2dir_alloc would take), into the host cache; changes nothing. Returns whether the line is there. */
+static inline int gs_l2dir_prefetch_rec(const gs_l2dir *d, uint64_t line, uint64_t set) {
     const uint64_t *tag = gs_l2dir_set(d, set), *lru = tag + d->assoc;
     uint64_t key = line + 1;
     uint32_t best = 0;
     for (uint32_t w = 0; w < d->assoc; w++)
-        if (tag[w] == key) { best = w; goto found; }
+        if (tag[w] == key) {
+            __builtin_prefetch(gs_l2dir_rec(d, (int64_t)(set * d->assoc + w)), 1, 1);
+            return 1;
+        }
     for (uint32_t w = 0; w < d->assoc; w++) {
         if (tag[w] == 0) { best = w; break; }
         if (lru[w] < lru[best]) best = w;
     }
-found:
     __builtin_prefetch(gs_l2dir_rec(d, (int64_t)(set * d->assoc + best)), 1, 1);
+    return 0;
 }
 
 static inline int64_t gs_l2dir_alloc(gs_l2dir *d, uint64_t line, uint64_t set, uint64_t *ev_line, uint8_t *ev_dirty) {

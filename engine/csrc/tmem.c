@@ -181,9 +181,10 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             gs_pnode *f = &pd->n[k + RA];
             gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
             gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->t + l2_eta);
+            gs_cal_prefetch(&sm->icnt.out, f->t + hit_lat / 2);    /* the SM's output port, where it will book */
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
-            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr);
+            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta);
         switch (n->kind) {
         case GS_PN_MISS: {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
