@@ -173,6 +173,12 @@ static inline __attribute__((always_inline)) uint64_t gs_cal_take(gs_cal *c, uin
     return start;
 }
 
+/* the cell a take at t will look at first (t, or first_free when later) into the host cache; changes nothing */
+static inline void gs_cal_prefetch(const gs_cal *c, uint64_t t) {
+    uint64_t k = t < c->first_free ? c->first_free : t;
+    __builtin_prefetch(&c->cell[k & (GS_CAL_SPAN - 1)], 1, 1);
+}
+
 /* cycles of service already booked at or after `now` (a queue-depth figure for recording) */
 static inline uint64_t gs_cal_backlog(const gs_cal *c, uint64_t now) {
     uint64_t k = now < c->base ? c->base : now, end = c->base + GS_CAL_SPAN, k0 = k;

@@ -71,14 +71,29 @@ uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr) {
     return d->nch_mask ? h & d->nch_mask : h % d->nch;
 }
 
+/* the entries row_miss reads */
+static inline size_t bank_of(const gs_dram *d, uint64_t row) {
+    uint32_t hr = gs_mix(row);
+    return (size_t)(d->banks_mask ? hr & d->banks_mask : hr % d->banks) * GS_FR_ROWS;
+}
+
+void gs_dram_prefetch(const gs_dram *d, uint64_t addr, uint64_t t) {
+    const gs_dram_chan *ch = &d->ch[gs_dram_channel_of(d, addr)];
+    gs_cal_prefetch(&ch->bus, t);
+    if (!d->policy->rows) return;
+    uint64_t row = d->row_shift ? addr >> d->row_shift : addr / d->row_bytes;
+    size_t bank = bank_of(d, row);
+    __builtin_prefetch(ch->open_row + bank, 1, 1);
+    __builtin_prefetch(ch->row_used + bank, 1, 1);
+}
+
 /* Row buffer of the bank `addr` maps to, for a request arriving at t and served from `start`: 1 on a
  * row miss. open_row: a hit only on the bank's open row (arrival order). fr_fcfs (first-ready FCFS)
  * also serves a request with an earlier request to the same row that was still queued when it arrived
  * (served at or after t): the scheduler groups them, so it is a hit without reopening that row. */
 static int row_miss(gs_dram *d, gs_dram_chan *ch, uint64_t addr, uint64_t t, uint64_t start) {
     uint64_t row = d->row_shift ? addr >> d->row_shift : addr / d->row_bytes;
-    uint32_t hr = gs_mix(row);
-    size_t bank = (size_t)(d->banks_mask ? hr & d->banks_mask : hr % d->banks) * GS_FR_ROWS;
+    size_t bank = bank_of(d, row);
     uint64_t *rows = ch->open_row + bank, *used = ch->row_used + bank;
     uint32_t lim = d->policy->rows, k = 0;
     while (k < lim && rows[k] != row + 1) k++;

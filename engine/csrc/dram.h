@@ -64,5 +64,7 @@ void gs_dram_reset(gs_dram *d);        /* new launch: bus bookings restart at cy
 void gs_dram_flush(gs_dram *d);        /* cold GPU: no open rows */
 uint32_t gs_dram_channel_of(const gs_dram *d, uint64_t addr);
 uint64_t gs_dram_access(gs_dram *d, uint64_t addr, uint64_t t, int write);
+/* the channel and bank state an access of `addr` at about t reads, into the host cache (no effect on results) */
+void gs_dram_prefetch(const gs_dram *d, uint64_t addr, uint64_t t);
 
 #endif

@@ -31,10 +31,18 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     l2->sl = calloc(l2->nslices, sizeof *l2->sl);
     if (!l2->sl) return -1;
     uint64_t lines = (uint64_t)c->l2_size_kib * 1024 / c->l2_line_bytes / c->l2_slices;
-    for (uint32_t i = 0; i < l2->nslices; i++)
-        if (gs_l2dir_init(&l2->sl[i].c, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc) ||
-            gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic))
-            return -1;
+    /* the slices' directories in one block on huge pages (hugemem.h): set blocks, then line records */
+    gs_l2dir shape;
+    gs_l2dir_shape(&shape, lines * c->l2_line_bytes, c->l2_line_bytes, c->l2_sector_bytes, c->l2_assoc);
+    size_t bb = gs_l2dir_blk_bytes(&shape), rb = gs_l2dir_rec_bytes(&shape);
+    gs_huge_zalloc((bb + rb) * l2->nslices, &l2->dir_mem);
+    if (!l2->dir_mem.p) return -1;
+    for (uint32_t i = 0; i < l2->nslices; i++) {
+        uint8_t *base = l2->dir_mem.p;
+        l2->sl[i].c = shape;
+        gs_l2dir_attach(&l2->sl[i].c, (uint64_t *)(void *)(base + bb * i), base + bb * l2->nslices + rb * i);
+        if (gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic)) return -1;
+    }
     uint32_t ilv = l2->interleave_bytes;
     l2->ilv_shift = ilv && !(ilv & (ilv - 1)) ? (uint32_t)__builtin_ctz(ilv) : 0;
     l2->sets = l2->sl[0].c.sets;
@@ -51,7 +59,8 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     l2->gpcs = c->gpu_gpcs ? c->gpu_gpcs : 1;
     if (c->l2_coalesce_reads > 1) {
         l2->rc_count = l2->rc_gpc ? (size_t)l2->gpcs * GS_L2_RC_GPC_ENTRIES : (size_t)l2->nslices * GS_L2_RC_ENTRIES;
-        l2->rc = calloc(l2->rc_count, sizeof *l2->rc);
+        gs_huge_zalloc(l2->rc_count * sizeof *l2->rc, &l2->rc_mem);
+        l2->rc = l2->rc_mem.p;
         l2->rcfp = calloc(l2->rc_count, 1);
         if (!l2->rc || !l2->rcfp) return -1;
     }
@@ -63,7 +72,8 @@ void gs_l2_free(gs_l2 *l2) {
         gs_l2dir_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
     }
     free(l2->sl);
-    free(l2->rc);
+    gs_huge_free(&l2->dir_mem);
+    gs_huge_free(&l2->rc_mem);
     free(l2->rcfp);
     l2->rc = NULL;
     l2->rcfp = NULL;
@@ -296,15 +306,21 @@ void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl) 
 
 void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
     const gs_l2slice *sl = &l2->sl[pl->near];
+    /* the set's tags and LRU stamps (the scan reads the tags; a hit writes a stamp, a miss scans them) */
+    uint32_t a = sl->c.assoc;
     const uint64_t *blk = gs_l2dir_set(&sl->c, pl->set);
-    __builtin_prefetch(blk, 0, 1);
-    __builtin_prefetch(blk + sl->c.assoc - 1, 0, 1);
+    __builtin_prefetch(blk, 1, 1);
+    __builtin_prefetch(blk + a - 1, 1, 1);
+    __builtin_prefetch(blk + a, 1, 1);
+    __builtin_prefetch(blk + 2 * a - 1, 1, 1);
     if (pl->home != pl->near) {          /* a near copy that misses goes on to the home slice's set */
         const uint64_t *hb = gs_l2dir_set(&l2->sl[pl->home].c, pl->set);
-        __builtin_prefetch(hb, 0, 1);
-        __builtin_prefetch(hb + l2->sl[pl->home].c.assoc - 1, 0, 1);
+        __builtin_prefetch(hb, 1, 1);
+        __builtin_prefetch(hb + a - 1, 1, 1);
+        __builtin_prefetch(hb + a, 1, 1);
+        __builtin_prefetch(hb + 2 * a - 1, 1, 1);
     }
-    if (sl->port.cell) __builtin_prefetch(&sl->port.cell[t & (GS_CAL_SPAN - 1)], 1, 1);
+    if (sl->port.cell) gs_cal_prefetch(&sl->port, t);
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
         size_t i = l2->rc_gpc ? (size_t)(pl->h % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc
@@ -312,6 +328,13 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
         __builtin_prefetch(&l2->rcfp[i], 1, 1);
         __builtin_prefetch(&l2->rc[i], 1, 1);
     }
+}
+
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t) {
+    uint64_t line = addr >> l2->line_shift;
+    int in = gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
+    if (pl->home != pl->near && !in) in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    if (!in) gs_dram_prefetch(l2->dram, addr, t + l2->hit_latency);   /* absent: most likely a DRAM read follows */
 }
 
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,

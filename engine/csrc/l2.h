@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "simtscope.h"
 #include "l2dir.h"
+#include "hugemem.h"
 #include "calendar.h"
 #include "dram.h"
 
@@ -61,6 +62,7 @@ typedef struct gs_l2 {
     uint64_t sector_cost, partial_cost, atomic_cost;   /* fixed point, 1/256 cycle */
     gs_dram *dram;
     gs_tstats *st;
+    gs_huge dir_mem, rc_mem;           /* the slices' directories; rc (hugemem.h) */
 } gs_l2;
 
 int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st);
@@ -85,6 +87,9 @@ typedef struct gs_l2place {
 } gs_l2place;
 void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl);
 void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t);
+/* later, once the set's tags are in the host cache: the line record the access will touch (l2dir.h) and,
+ * when the line is absent, the DRAM state its miss will read at about t + the hit latency */
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t);
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,
                              int kind, uint32_t nops, uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
 /* the same from GPC 0 */

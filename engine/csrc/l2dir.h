@@ -23,7 +23,7 @@ typedef struct gs_l2dir {
     uint32_t roff;                     /* offset of the ready times in a record */
     uint64_t *blk;                     /* per set: tag[assoc] (line number + 1; 0 = invalid), then lru[assoc] */
     uint8_t *rec;                      /* sets * assoc records, starting a host cache line */
-    void *rec_mem;                     /* (rec's allocation) */
+    void *rec_mem;                     /* (rec's allocation; NULL: blk and rec are the caller's) */
     uint64_t stamp;
     uint8_t ev_part;                   /* partial sectors of the last victim */
 } gs_l2dir;
@@ -37,8 +37,9 @@ static inline uint8_t *gs_l2dir_rec(const gs_l2dir *d, int64_t i) { return d->re
 static inline uint32_t *gs_l2dir_wmask(const gs_l2dir *d, int64_t i) { return (uint32_t *)(void *)(gs_l2dir_rec(d, i) + 4); }
 static inline uint64_t *gs_l2dir_ready(const gs_l2dir *d, int64_t i) { return (uint64_t *)(void *)(gs_l2dir_rec(d, i) + d->roff); }
 
-/* Contract: as gs_cache_init (lines = bytes / line_bytes, at least assoc); 0 or -1 (no memory). */
-static inline int gs_l2dir_init(gs_l2dir *d, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
+/* the geometry (sets, assoc, sectors, record layout) of a directory of `bytes` (as gs_cache_init: lines =
+ * bytes / line_bytes, at least assoc); blocks not yet attached */
+static inline void gs_l2dir_shape(gs_l2dir *d, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
     memset(d, 0, sizeof *d);
     uint64_t lines = bytes / line_bytes;
     if (lines < assoc) lines = assoc;
@@ -50,21 +51,33 @@ static inline int gs_l2dir_init(gs_l2dir *d, uint64_t bytes, uint32_t line_bytes
     uint32_t need = d->roff + 8 * d->nsect;
     d->stride = 16;
     while (d->stride < need) d->stride *= 2;
-    size_t n = (size_t)d->sets * assoc;
+}
+/* bytes of the set blocks and of the line records (multiples of 64: blocks laid end to end stay aligned) */
+static inline size_t gs_l2dir_blk_bytes(const gs_l2dir *d) { return ((size_t)d->sets * d->assoc * 16 + 63) & ~(size_t)63; }
+static inline size_t gs_l2dir_rec_bytes(const gs_l2dir *d) { return ((size_t)d->sets * d->assoc * d->stride + 63) & ~(size_t)63; }
+
+/* a shaped directory on zeroed memory owned by the caller (rec 64-byte aligned; gs_l2dir_free leaves them) */
+static inline void gs_l2dir_attach(gs_l2dir *d, uint64_t *blk, uint8_t *rec) { d->blk = blk; d->rec = rec; d->rec_mem = NULL; }
+
+/* Contract: as gs_cache_init (lines = bytes / line_bytes, at least assoc); 0 or -1 (no memory). */
+static inline int gs_l2dir_init(gs_l2dir *d, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
+    gs_l2dir_shape(d, bytes, line_bytes, sector_bytes, assoc);
     /* calloc: the kernel zeroes a large block's pages when first touched (most sets of a small kernel never are) */
-    d->blk = calloc(2 * n, sizeof *d->blk);
-    d->rec_mem = calloc(n * d->stride + 64, 1);
-    if (!d->blk || !d->rec_mem) {
-        free(d->blk); free(d->rec_mem);
+    uint64_t *blk = calloc(gs_l2dir_blk_bytes(d), 1);
+    void *mem = calloc(gs_l2dir_rec_bytes(d) + 64, 1);
+    if (!blk || !mem) {
+        free(blk); free(mem);
         memset(d, 0, sizeof *d);
         return -1;
     }
-    d->rec = (uint8_t *)(((uintptr_t)d->rec_mem + 63) & ~(uintptr_t)63);
+    gs_l2dir_attach(d, blk, (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63));
+    d->rec_mem = mem;
     return 0;
 }
 
+/* (a directory on the caller's memory, rec_mem NULL, gives back nothing) */
 static inline void gs_l2dir_free(gs_l2dir *d) {
-    free(d->blk); free(d->rec_mem);
+    if (d->rec_mem) { free(d->blk); free(d->rec_mem); }
     memset(d, 0, sizeof *d);
 }
 
@@ -88,6 +101,25 @@ static inline int64_t gs_l2dir_find(gs_l2dir *d, uint64_t line, uint64_t set) {
         }
     }
     return -1;
+}
+
+/* the line record an access of `line` will touch, as far as the set shows now (a hit's way, else the way
+ * gs_l2dir_alloc would take), into the host cache; changes nothing. Returns whether the line is there. */
+static inline int gs_l2dir_prefetch_rec(const gs_l2dir *d, uint64_t line, uint64_t set) {
+    const uint64_t *tag = gs_l2dir_set(d, set), *lru = tag + d->assoc;
+    uint64_t key = line + 1;
+    uint32_t best = 0;
+    for (uint32_t w = 0; w < d->assoc; w++)
+        if (tag[w] == key) {
+            __builtin_prefetch(gs_l2dir_rec(d, (int64_t)(set * d->assoc + w)), 1, 1);
+            return 1;
+        }
+    for (uint32_t w = 0; w < d->assoc; w++) {
+        if (tag[w] == 0) { best = w; break; }
+        if (lru[w] < lru[best]) best = w;
+    }
+    __builtin_prefetch(gs_l2dir_rec(d, (int64_t)(set * d->assoc + best)), 1, 1);
+    return 0;
 }
 
 static inline int64_t gs_l2dir_alloc(gs_l2dir *d, uint64_t line, uint64_t set, uint64_t *ev_line, uint8_t *ev_dirty) {

@@ -162,8 +162,9 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
     gs_pend *pd = &sm->pend;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
     /* the L2 place of the MISS node RA nodes ahead is computed and its set, port calendar and coalescing entry
-     * asked from the host cache while this node runs (they are in no host cache: 96 slices' directories) */
-    enum { RA = 6, RING = 8 };
+     * asked from the host cache while this node runs (they are in no host cache: 96 slices' directories);
+     * RB nodes ahead, its set's tags arrived, the line record it will touch */
+    enum { RA = 8, RB = 4, RING = 16 };
     gs_l2place ring[RING];
     uint64_t l2_eta = hit_lat / 2 + ts->icnt.latency;       /* a miss reaches the L2 about this long after its lookup */
     for (uint32_t j = 0; j < RA && j < pd->count; j++)
@@ -180,7 +181,10 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             gs_pnode *f = &pd->n[k + RA];
             gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
             gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->t + l2_eta);
+            gs_cal_prefetch(&sm->icnt.out, f->t + hit_lat / 2);    /* the SM's output port, where it will book */
         }
+        if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
+            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta);
         switch (n->kind) {
         case GS_PN_MISS: {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
