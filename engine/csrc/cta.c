@@ -47,21 +47,18 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     bool reuse = cta->warps && cta->nwarps == nwarps && cta->shared_bytes == shared &&
                  cta->local_bytes == f->local_bytes;
     if (!reuse) {
-        uint64_t *ext = cta->R_ext;
         gs_cta_free(cta);
         memset(cta, 0, sizeof *cta);
-        cta->R_ext = ext;
         /* warps and register slots (32 x 8 bytes) start host cache lines: a slot is 4 lines, not 5 */
         cta->warps = aligned_alloc(GS_HOST_LINE, nwarps * sizeof *cta->warps);
         if (cta->warps) memset(cta->warps, 0, nwarps * sizeof *cta->warps);
         cta->bar_wait = calloc(nwarps, sizeof *cta->bar_wait);
         cta->shared = gs_line_calloc(shared ? shared : 1, 1);
-        uint64_t *R = ext ? ext : aligned_alloc(GS_HOST_LINE, regbytes * nwarps > 0 ? regbytes * nwarps : GS_HOST_LINE);
+        uint64_t *R = aligned_alloc(GS_HOST_LINE, regbytes * nwarps > 0 ? regbytes * nwarps : GS_HOST_LINE);
         uint32_t *P = calloc((size_t)nwarps * (c->npreds + 1), sizeof *P);
         uint8_t *L = calloc((size_t)nwarps * GS_WARP * (f->local_bytes ? f->local_bytes : 1), 1);
         if (!cta->warps || !cta->bar_wait || !cta->shared || !R || !P || !L) {
-            if (!ext) free(R);
-            free(P); free(L);
+            free(R); free(P); free(L);
             gs_cta_free(cta);
             fault->kind = GS_FAULT_INVALID;
             snprintf(fault->message, sizeof fault->message, "out of host memory for a CTA");
@@ -116,10 +113,8 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
 }
 
 void gs_cta_free(gs_cta *cta) {
-    uint64_t *ext = cta->R_ext;
-    cta->R_ext = NULL;
     if (!cta->warps) return;
-    if (cta->warps[0].R != ext) free(cta->warps[0].R);
+    free(cta->warps[0].R);
     free(cta->warps[0].P);
     free(cta->warps[0].local);
     free(cta->warps);

@@ -170,8 +170,6 @@ struct gs_cta {
     uint32_t bars_armed;       /* bit b: bars[b].arrived != 0 (gs_cta_thread_exit looks at those only) */
     uint32_t *bar_wait;        /* per warp: barrier id + 1 when waiting, 0 else */
     int32_t sm;                /* SM it runs on */
-    uint64_t *R_ext;           /* register storage lent by the caller for gs_cta_init (the timing model's arena), or
-                                * NULL: gs_cta_init allocates it; gs_cta_free gives back only its own */
     uint64_t mbar_phase;       /* unused placeholder for mbarrier bookkeeping */
 };
 

@@ -224,10 +224,6 @@ struct gs_tsim {
     uint32_t rr;                       /* round-robin position of the dispatcher */
     int room;                          /* some SM may have room for a CTA */
     uint32_t ctas_per_sm, warps_per_cta, threads_per_cta, regs_per_warp, shared_per_cta;
-    /* the launch's CTA register files in one block on huge pages (hugemem.h, l2.h includes it): CTA slot k of
-     * SM s at ((s * ctas_per_sm) + k) * regs_cta_bytes; lent to the CTAs through gs_cta.R_ext */
-    gs_huge regs;
-    size_t regs_cta_bytes;
     uint32_t nslots, npreds;           /* per warp */
     uint64_t age;
     uint64_t last_free_cycle;          /* the latest cycle a warp slot was freed or its stores accepted (kernel end) */

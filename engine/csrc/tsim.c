@@ -148,7 +148,6 @@ static void free_launch(gs_tsim *ts) {
         if (sm->ctas)
             for (uint32_t k = 0; k < ts->cfg.sm_max_ctas; k++) { gs_cta_free(&sm->ctas[k].cta); sm->ctas[k].used = 0; }
     }
-    gs_huge_free(&ts->regs);
     free(ts->params); ts->params = NULL;
     for (uint32_t k = 0; ts->wk && k < ts->nthreads; k++) {
         free(ts->wk[k].pc_issued); ts->wk[k].pc_issued = NULL;
@@ -373,11 +372,6 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     uint32_t carve = 0, limiter = 0;
     ts->ctas_per_sm = occupancy(ts, f, &carve, &limiter);
     if (ts->ctas_per_sm == 0) return launch_fault(fault, "no CTA fits on an SM (limit: %u)", limiter);
-    /* every resident CTA's register file in one block: with 4 KiB pages the files of ~130 SMs (tens of MiB,
-     * read at the issuing warps' slots) miss the host's TLB on top of its caches. Without the block (no
-     * memory for it) each CTA allocates its own, as before: only speed depends on it. */
-    ts->regs_cta_bytes = ((size_t)ts->nslots * GS_WARP * sizeof(uint64_t) * ts->warps_per_cta + 63) & ~(size_t)63;
-    if (!ts->prog->trace) gs_huge_zalloc(ts->regs_cta_bytes * ts->ctas_per_sm * c->gpu_num_sms, &ts->regs);
     /* per-slot scoreboards, the L1 for this carveout, the queues: SM by SM on the threads (launch_sm) */
     atomic_store(&ts->next_sm, 0);
     ts->setup_carve = carve;

@@ -685,9 +685,6 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
     if (!tc) return -1;
     uint32_t id[3] = {(uint32_t)(linear % d->grid[0]), (uint32_t)((linear / d->grid[0]) % d->grid[1]),
                       (uint32_t)(linear / ((uint64_t)d->grid[0] * d->grid[1]))};
-    uint32_t k = (uint32_t)(tc - sm->ctas);
-    tc->cta.R_ext = ts->regs.p && k < ts->ctas_per_sm
-                        ? (uint64_t *)((char *)ts->regs.p + ((size_t)sm->id * ts->ctas_per_sm + k) * ts->regs_cta_bytes) : NULL;
     if (gs_cta_init(&tc->cta, &ts->ctx, id, &ts->fault)) { ts->status = GS_FAULTED; return -1; }
     tc->cta.sm = sm->id;
     if (ts->prog->trace && gs_tsrc_cta_begin(ts, sm, tc)) return -1;   /* trace-driven: its next thread block */
