@@ -177,6 +177,20 @@ static void queue_push(gs_tsim *ts, gs_tsm *sm, int q, uint64_t start) {
     for (uint32_t k = 0; k < ts->cfg.sm_subcores; k++) sm->sc[k].q_free[q] = room;
 }
 
+/* 32 lanes of 64-bit values (a register slot, the lane addresses) into the host cache: 4 lines; rw 1 for a write */
+static inline void prefetch_lanes(const uint64_t *r, int rw) {
+    if (rw) {
+        __builtin_prefetch(r, 1, 2); __builtin_prefetch(r + 8, 1, 2); __builtin_prefetch(r + 16, 1, 2); __builtin_prefetch(r + 24, 1, 2);
+    } else {
+        __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); __builtin_prefetch(r + 16, 0, 2); __builtin_prefetch(r + 24, 0, 2);
+    }
+}
+
+/* the register slots instruction x reads (the warp's register file is cold whenever it issues again) */
+static inline void prefetch_reads(const gs_warp *w, const gs_xinst *x) {
+    for (uint32_t i = 0; i < x->nrd; i++) prefetch_lanes(w->R + (size_t)x->rd[i] * GS_WARP, 0);
+}
+
 /* when can this warp's next instruction issue, and what is it waiting for */
 static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state) {
     gs_warp *w = tw->w;
@@ -235,18 +249,9 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     /* the registers this instruction reads and writes: ask the host cache for them now, while other
      * warps issue (a warp's register file is cold by the time it issues again; no effect on results) */
     if (w->R && !ts->prog->trace) {
-        for (uint32_t i = 0; i < x->nrd; i++) {
-            const uint64_t *r = w->R + (size_t)x->rd[i] * GS_WARP;
-            __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); __builtin_prefetch(r + 16, 0, 2); __builtin_prefetch(r + 24, 0, 2);
-        }
-        for (uint32_t i = 0; i < x->nwr; i++) {
-            const uint64_t *r = w->R + (size_t)x->wr[i] * GS_WARP;
-            __builtin_prefetch(r, 1, 2); __builtin_prefetch(r + 8, 1, 2); __builtin_prefetch(r + 16, 1, 2); __builtin_prefetch(r + 24, 1, 2);
-        }
-        if (x->unit == GS_U_LDST) {                   /* the lane addresses the functional core leaves */
-            const uint64_t *m = w->maddr;
-            __builtin_prefetch(m, 1, 2); __builtin_prefetch(m + 8, 1, 2); __builtin_prefetch(m + 16, 1, 2); __builtin_prefetch(m + 24, 1, 2);
-        }
+        prefetch_reads(w, x);
+        for (uint32_t i = 0; i < x->nwr; i++) prefetch_lanes(w->R + (size_t)x->wr[i] * GS_WARP, 1);
+        if (x->unit == GS_U_LDST) prefetch_lanes(w->maddr, 1);   /* the lane addresses the functional core leaves */
     }
     tw->nr_base = earliest;
     tw->nr_fetch = fetch;
@@ -788,11 +793,7 @@ void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until) {
         const gs_warp *w = tw->w;
         const gs_xinst *x = &ts->prog->x[tw->next_pc];
         if (x->guard >= 0) __builtin_prefetch(&w->P[x->guard], 0, 2);
-        if (!w->R) continue;
-        for (uint32_t j = 0; j < x->nrd; j++) {
-            const uint64_t *r = w->R + (size_t)x->rd[j] * GS_WARP;
-            __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); __builtin_prefetch(r + 16, 0, 2); __builtin_prefetch(r + 24, 0, 2);
-        }
+        if (w->R) prefetch_reads(w, x);
     }
 }
 
