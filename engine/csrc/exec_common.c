@@ -51,6 +51,8 @@ const char *gs_space_name(int s) {
     return (s >= 0 && s <= GS_SPACE_TEX) ? n[s] : "?";
 }
 
+/* Special register sr of lane l. Only %tid and the lane id / lane masks depend on the lane: h_mov_sreg
+ * (exec_move.c) reads every other register once per warp, so a new lane-dependent one must be listed there. */
 uint64_t gs_sreg_read(gs_ctx *c, gs_warp *w, int sr, int l) {
     const gs_launch_desc *d = c->ld;
     gs_cta *cta = w->cta;
