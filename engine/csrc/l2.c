@@ -69,7 +69,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
 
 void gs_l2_free(gs_l2 *l2) {
     for (uint32_t i = 0; l2->sl && i < l2->nslices; i++) {
-        gs_l2dir_free(&l2->sl[i].c); gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
+        gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
     }
     free(l2->sl);
     gs_huge_free(&l2->dir_mem);
@@ -304,22 +304,21 @@ void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl) 
     pl->h = l2->rc ? gs_mix((addr >> l2->sector_shift) + 1) : 0;
 }
 
-void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
-    const gs_l2slice *sl = &l2->sl[pl->near];
-    /* the set's tags and LRU stamps (the scan reads the tags; a hit writes a stamp, a miss scans them) */
-    uint32_t a = sl->c.assoc;
-    const uint64_t *blk = gs_l2dir_set(&sl->c, pl->set);
+/* a set's tags and LRU stamps into the host cache (the scan reads the tags; a hit writes a stamp, a miss
+ * scans them): the first and last word of each half of its block */
+static inline void prefetch_set(const gs_l2dir *c, uint64_t set) {
+    const uint64_t *blk = gs_l2dir_set(c, set);
+    uint32_t a = c->assoc;
     __builtin_prefetch(blk, 1, 1);
     __builtin_prefetch(blk + a - 1, 1, 1);
     __builtin_prefetch(blk + a, 1, 1);
     __builtin_prefetch(blk + 2 * a - 1, 1, 1);
-    if (pl->home != pl->near) {          /* a near copy that misses goes on to the home slice's set */
-        const uint64_t *hb = gs_l2dir_set(&l2->sl[pl->home].c, pl->set);
-        __builtin_prefetch(hb, 1, 1);
-        __builtin_prefetch(hb + a - 1, 1, 1);
-        __builtin_prefetch(hb + a, 1, 1);
-        __builtin_prefetch(hb + 2 * a - 1, 1, 1);
-    }
+}
+
+void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
+    const gs_l2slice *sl = &l2->sl[pl->near];
+    prefetch_set(&sl->c, pl->set);
+    if (pl->home != pl->near) prefetch_set(&l2->sl[pl->home].c, pl->set);   /* a near copy that misses goes on there */
     if (sl->port.cell) gs_cal_prefetch(&sl->port, t);
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;

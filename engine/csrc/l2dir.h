@@ -23,7 +23,6 @@ typedef struct gs_l2dir {
     uint32_t roff;                     /* offset of the ready times in a record */
     uint64_t *blk;                     /* per set: tag[assoc] (line number + 1; 0 = invalid), then lru[assoc] */
     uint8_t *rec;                      /* sets * assoc records, starting a host cache line */
-    void *rec_mem;                     /* (rec's allocation; NULL: blk and rec are the caller's) */
     uint64_t stamp;
     uint8_t ev_part;                   /* partial sectors of the last victim */
 } gs_l2dir;
@@ -56,30 +55,9 @@ static inline void gs_l2dir_shape(gs_l2dir *d, uint64_t bytes, uint32_t line_byt
 static inline size_t gs_l2dir_blk_bytes(const gs_l2dir *d) { return ((size_t)d->sets * d->assoc * 16 + 63) & ~(size_t)63; }
 static inline size_t gs_l2dir_rec_bytes(const gs_l2dir *d) { return ((size_t)d->sets * d->assoc * d->stride + 63) & ~(size_t)63; }
 
-/* a shaped directory on zeroed memory owned by the caller (rec 64-byte aligned; gs_l2dir_free leaves them) */
-static inline void gs_l2dir_attach(gs_l2dir *d, uint64_t *blk, uint8_t *rec) { d->blk = blk; d->rec = rec; d->rec_mem = NULL; }
-
-/* Contract: as gs_cache_init (lines = bytes / line_bytes, at least assoc); 0 or -1 (no memory). */
-static inline int gs_l2dir_init(gs_l2dir *d, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
-    gs_l2dir_shape(d, bytes, line_bytes, sector_bytes, assoc);
-    /* calloc: the kernel zeroes a large block's pages when first touched (most sets of a small kernel never are) */
-    uint64_t *blk = calloc(gs_l2dir_blk_bytes(d), 1);
-    void *mem = calloc(gs_l2dir_rec_bytes(d) + 64, 1);
-    if (!blk || !mem) {
-        free(blk); free(mem);
-        memset(d, 0, sizeof *d);
-        return -1;
-    }
-    gs_l2dir_attach(d, blk, (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63));
-    d->rec_mem = mem;
-    return 0;
-}
-
-/* (a directory on the caller's memory, rec_mem NULL, gives back nothing) */
-static inline void gs_l2dir_free(gs_l2dir *d) {
-    if (d->rec_mem) { free(d->blk); free(d->rec_mem); }
-    memset(d, 0, sizeof *d);
-}
+/* a shaped directory on zeroed memory owned by the caller (rec 64-byte aligned): l2.c lays all slices'
+ * blocks and records out in one huge-page block (hugemem.h) and gives it back itself */
+static inline void gs_l2dir_attach(gs_l2dir *d, uint64_t *blk, uint8_t *rec) { d->blk = blk; d->rec = rec; }
 
 static inline void gs_l2dir_clear(gs_l2dir *d) {
     if (!d->blk) return;
