@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# numpy's OpenBLAS starts a thread per core at import and keeps them spinning for a while after each BLAS call
+# (the reference results of GEMM cases); those spinning threads compete with the simulation's own threads
+# (--threads), so the command line runs BLAS on one thread unless the caller set otherwise. Before numpy's import.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 
 def _dim3(s: str) -> tuple[int, int, int]:

@@ -32,3 +32,21 @@ def test_capture_help_without_flask_or_engine():
 def test_sweep_says_why_it_is_unavailable():
     p = _run("sweep")
     assert p.returncode == 2 and "sweeps need the explorer's dependencies (flask" in p.stderr
+
+
+def _blas_threads_after_import(env_value):
+    """OPENBLAS_NUM_THREADS as numpy saw it when `simtscope.cli` was imported first, in a fresh interpreter"""
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if env_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = env_value
+    code = "import simtscope.cli, os, sys; assert 'numpy' in sys.modules; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def test_command_line_runs_blas_on_one_thread_unless_told():
+    # spinning OpenBLAS threads would compete with the simulation's --threads; a caller's own setting wins
+    assert _blas_threads_after_import(None) == "1"
+    assert _blas_threads_after_import("3") == "3"
