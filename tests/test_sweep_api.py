@@ -47,7 +47,11 @@ def test_a_sweep_whose_driver_is_gone_reads_interrupted(app):
 
 @pytest.mark.parametrize("body, status, msg", [
     ([1], 400, "send a JSON object"),
-    ({"cases": [], "sets": []}, 400, "'cases' must be a non-empty list"),
+    ({"cases": [], "sets": []}, 400, "a sweep needs at least one workload: 'cases'"),
+    ({"cases": "saxpy_1M", "sets": []}, 400, "'cases' must be a list of at most 64 validation case names"),
+    ({"bundles": "bundle:x", "sets": []}, 400, "'bundles' must be a list of at most 64 bundle workload ids"),
+    ({"bundles": ["bundle:nope"], "sets": []}, 404, "unknown bundle 'bundle:nope'"),
+    ({"bundles": ["case:saxpy_1M"], "sets": []}, 400, "'case:saxpy_1M' is not a bundle (validation cases go in"),
     ({"cases": ["saxpy_1M"], "sets": "l2.size_kib=1"}, 400, "'sets' must be a list"),
     ({"cases": ["saxpy_1M"], "sets": [], "workers": 0}, 400, "'workers' must be an integer from 1 to"),
     ({"cases": ["nope_1M"], "sets": []}, 400, "--only 'nope_1M': no case"),
@@ -69,3 +73,14 @@ def test_the_page_is_served_and_linked_from_the_explorer(app):
     c = app.test_client()
     assert b'src="/static/js/sweep/sweep-page.js"' in c.get("/sweeps").data
     assert b'href="/sweeps"' in c.get("/").data
+
+
+def test_a_request_with_bundles_sweeps_them_with_the_named_cases_only():
+    from webapp.sweep.driver import spec_from_request
+    from webapp.bundles import default_dirs, project_bundles
+    [path] = [str(p) for n, p in project_bundles(default_dirs()) if n == "example_mlp_b64_fp32"]
+    spec = spec_from_request({"only": "", "bundles": [path], "sets": ["l2.size_kib=30720,61440"]})
+    assert [w.id for w in spec.workloads] == ["bundle:example_mlp_b64_fp32"] and spec.count() == 2
+    spec = spec_from_request({"only": "saxpy_1M", "bundles": [path], "sets": []})
+    assert [w.id for w in spec.workloads] == ["case:saxpy_1M", "bundle:example_mlp_b64_fp32"]
+    assert [w.kind for w in spec.workloads] == ["case", "bundle"]

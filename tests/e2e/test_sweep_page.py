@@ -75,3 +75,30 @@ def test_the_page_refuses_a_sweep_too_large_for_it(page, server):
     page.click("[data-testid=start-sweep]")
     expect(page.locator("[data-testid=new-sweep-msg]")).to_contain_text(
         "30 points: the page starts sweeps of up to 24 points; run larger ones with `simtscope sweep`")
+
+
+def test_a_model_bundle_swept_from_the_page_opens_on_the_workload_page(page, server, shot):
+    page.goto(server.url + "/sweeps")
+    opt = "[data-testid=sweep-cases] optgroup[data-kind=bundle] option"
+    page.wait_for_function(f"() => document.querySelectorAll('{opt}').length >= 3")
+    page.select_option("[data-testid=sweep-cases]", ["bundle:example_mlp_b64_fp32"])
+    page.fill("[data-testid=sweep-sets]", "l2.size_kib=30720,61440")
+    page.fill("form.new-sweep input[name=name]", "e2e bundle sweep")
+    page.click("[data-testid=start-sweep]")
+    expect(page.locator("[data-testid=new-sweep-msg]")).to_contain_text("started e2e bundle sweep (2 points)")
+    expect(page.locator("[data-testid=sweep-status]")).to_have_text("done", timeout=240000)
+    shot(page, "bundle-done")
+    sweep_id = parse_qs(urlparse(page.url).query)["sweep"][0]
+    sw = server.get(f"/api/sweeps/{sweep_id}")
+    assert [p["workload"] for p in sw["points"]] == ["bundle:example_mlp_b64_fp32"] * 2
+    rows = page.locator("[data-testid=sweep-points] tbody tr")
+    expect(rows).to_have_count(2)
+    for i, p in enumerate(sw["points"]):
+        # every launch of the bundle timed: the point's cycles are the sum of its launches' in the run store
+        assert p["status"] == "done" and p["row"]["sim_cycles"] > 0
+        assert rows.nth(i).locator("[data-testid=cycles]").inner_text() == f"{p['row']['sim_cycles']:,}"
+        assert rows.nth(i).locator("td").nth(1).inner_text() == "example_mlp_b64_fp32"
+    pos = page.evaluate("() => window.__sweeps.chart.positionOf(0)")
+    box = page.locator("#sweep-chart .u-over").bounding_box()
+    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+    page.wait_for_url(f"**/workload?run={sw['points'][0]['run_id']}*", timeout=10000)

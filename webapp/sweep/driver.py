@@ -173,11 +173,16 @@ def _flat(pt: dict) -> dict:
 
 # ------------------------------------------------------------------ `python -m webapp.sweep.driver`
 def spec_from_request(body: dict) -> SweepSpec:
-    """{cases?, only, sets: [..], config, name?} -> SweepSpec (the explorer's form, and the CLI)."""
-    from .sources import case_workloads
+    """{cases?, only, bundles?: [paths], sets: [..], config, name?} -> SweepSpec (the explorer's form, and the
+    CLI). `only` empty with bundles given: no validation cases (not all of them)."""
+    from .sources import bundle_workloads, case_workloads
     from .spec import parse_sets
-    return SweepSpec(case_workloads(body.get("cases"), body.get("only")), body.get("config") or "h200",
-                     parse_sets(body.get("sets") or []), name=body.get("name") or "")
+    bundles = body.get("bundles") or []
+    workloads = case_workloads(body.get("cases"), body.get("only")) if body.get("only") or not bundles else []
+    if bundles:
+        workloads += bundle_workloads(bundles)
+    return SweepSpec(workloads, body.get("config") or "h200", parse_sets(body.get("sets") or []),
+                     name=body.get("name") or "")
 
 
 def _die_with_parent(parent_pid: int | None) -> None:

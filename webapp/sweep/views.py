@@ -3,8 +3,10 @@
     GET  /sweeps                     the page (templates/sweeps.html, static/js/sweep/sweep-page.js)
     GET  /api/sweeps                 every sweep of this run store: id, name, status, done / total
     GET  /api/sweeps/<id>            one sweep: its spec and every point (values, status, run_id, metrics)
-    POST /api/sweeps                 start a small sweep on local workers: {cases: [names], sets: [..],
-                                     config, workers, name}; larger ones: `simtscope sweep` (same store)
+    POST /api/sweeps                 start a small sweep on local workers: {cases: [names], bundles: [workload
+                                     ids], sets: [..], config, workers, name}; larger ones: `simtscope sweep`
+                                     (same store). A bundle is named by its id in GET /api/workloads (the
+                                     project's bundle:<name>, or an upload's); the server resolves it to its file.
 
 The page polls the sweep while it runs, so points appear as the driver stores them (the driver may be
 this server's child or a `simtscope sweep` started from a terminal on the same run store).
@@ -23,6 +25,7 @@ from flask import Blueprint, Flask, current_app, jsonify, render_template
 
 from engine.config import ConfigError, list_configs
 
+from .. import services
 from ..api import ApiError, json_object, show
 from .index import SweepIndex
 from .spec import SweepError
@@ -144,12 +147,20 @@ def get_sweep(sweep_id: str):
 @bp.post("/api/sweeps")
 def start_sweep():
     from .driver import default_out_dir, spec_from_request
-    body = json_object("send a JSON object: {cases: [names], sets: ['l2.size_kib=30720,61440'], config, workers}")
-    cases, sets, config = body.get("cases"), body.get("sets"), body.get("config") or "h200"
-    if not isinstance(cases, list) or not 0 < len(cases) <= MAX_CASES or \
-            not all(isinstance(c, str) and 0 < len(c) <= MAX_FIELD for c in cases):
-        raise ApiError(f"'cases' must be a non-empty list of at most {MAX_CASES} validation case names (each at "
-                       f"most {MAX_FIELD} characters)")
+    body = json_object("send a JSON object: {cases: [names], bundles: [workload ids], "
+                       "sets: ['l2.size_kib=30720,61440'], config, workers}")
+    cases, bundles = body.get("cases", []), body.get("bundles", [])
+    sets, config = body.get("sets"), body.get("config") or "h200"
+    for key, what in (("cases", "validation case names"), ("bundles", "bundle workload ids")):
+        v = body.get(key, [])
+        if not isinstance(v, list) or len(v) > MAX_CASES or \
+                not all(isinstance(c, str) and 0 < len(c) <= MAX_FIELD for c in v):
+            raise ApiError(f"'{key}' must be a list of at most {MAX_CASES} {what} (each at most {MAX_FIELD} "
+                           f"characters)")
+    if not cases and not bundles:
+        raise ApiError("a sweep needs at least one workload: 'cases' (validation case names) or 'bundles' "
+                       "(bundle ids from GET /api/workloads)")
+    paths = [_bundle_file(wid) for wid in bundles]
     if not isinstance(sets, list) or len(sets) > MAX_SETS or \
             not all(isinstance(s, str) and len(s) <= MAX_FIELD for s in sets):
         raise ApiError(f"'sets' must be a list of at most {MAX_SETS} strings like 'l2.size_kib=30720,61440' "
@@ -161,8 +172,9 @@ def start_sweep():
     max_workers = int(current_app.config["MAX_WORKERS"])
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= max_workers:
         raise ApiError(f"'workers' must be an integer from 1 to {max_workers} (this server's limit)")
-    req = {"only": ",".join(c.replace(",", "") for c in cases), "sets": [s for s in sets if s.strip()],
-           "config": config, "name": str(body.get("name") or "")[:120], "workers": workers}
+    req = {"only": ",".join(c.replace(",", "") for c in cases), "bundles": paths,
+           "sets": [s for s in sets if s.strip()], "config": config, "name": str(body.get("name") or "")[:120],
+           "workers": workers}
     try:
         spec = spec_from_request(req)
         n = spec.count()            # before resolving any point: 8 axes of 10 values are 10^8 of them
@@ -186,6 +198,19 @@ def start_sweep():
     _index().begin(spec, points, default_out_dir(data_dir, spec.id), pid=os.getpid())
     drivers.start(spec.id, req, data_dir)
     return jsonify({"id": spec.id, "name": spec.name, "points": len(points)}), 202
+
+
+def _bundle_file(wid: str) -> str:
+    """The file of a bundle the explorer lists (the project's or an upload), by its workload id: the page names
+    workloads, never paths on the server."""
+    from ..bundles import bundle_path
+    try:
+        p = bundle_path(services.get().cat, wid, current_app.config["BUNDLE_DIRS"])
+    except KeyError as e:
+        raise ApiError(f"unknown bundle {show(wid)}: {str(e.args[0] if e.args else e)[:200]}", 404) from None
+    if p is None:
+        raise ApiError(f"{show(wid)} is not a bundle (validation cases go in 'cases')")
+    return str(p)
 
 
 def register(app: Flask) -> None:
