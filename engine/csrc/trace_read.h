@@ -1,6 +1,10 @@
 /* trace_read.h — streaming reader of Accel-Sim kernel traces (.traceg): header, thread blocks, and the
  * static instructions (one per distinct PC) the timing model runs them as. See docs/traces.md.
  *
+ * The reader's state and block types, shared by its modules: trace_read.c (open, close, thread blocks),
+ * trace_lex.c (errors, lines, tokens, numbers), trace_header.c (the header), trace_inst.c (an
+ * instruction line), trace_pcs.c (the per-PC table), and by trace_src.c, which runs the blocks.
+ *
  * Memory: the reader holds one buffer of input, the per-PC table of the kernel, and whatever thread
  * blocks its caller asks it to fill (the trace source keeps one per CTA slot in flight).
  */
@@ -47,7 +51,7 @@ typedef struct gs_trpc {
     char *text;                   /* "OPCODE.MODS Rd, Ra, Rb" */
     uint8_t kind, space, width, unknown;
     /* the bytes of its first line from after the active mask to the end of the width token: a later line
-     * of this PC that has them too is the same static instruction (trace_read.c parse_inst's fast path) */
+     * of this PC that has them too is the same static instruction (trace_inst.c's fast path) */
     uint16_t tail_len, tail_width;
     char *tail;
 } gs_trpc;
@@ -94,6 +98,13 @@ static inline uint64_t gs_trrec_addrs(const gs_trblock *b, const gs_trrec *r, ui
     uint32_t k = 0;
     for (; m; m &= m - 1) out[__builtin_ctz(m)] = a[k++];
     return a[0];
+}
+
+/* Contract: *p (an array of *cap elements of elem bytes) holds at least need; 0, or -1 out of memory
+ * (*p as it was). Capacities start at 64 and double. */
+int gs_tr_grow_slow(void **p, size_t *cap, size_t need, size_t elem);
+static inline int gs_tr_grow(void **p, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap ? 0 : gs_tr_grow_slow(p, cap, need, elem);
 }
 
 /* Contract: parses the next thread block into b (its storage is reused); 1: a block, 0: end of the

@@ -1,9 +1,9 @@
 """Accel-Sim trace directories: kernelslist.g and per-kernel .traceg files (plain, .xz, .gz, .zst).
 
-The C reader (engine/csrc/trace_read.c) parses a kernel trace from a file descriptor as the simulation
-asks for thread blocks. A plain file is read directly; a compressed one through a pipe fed by a thread
-that decompresses it with the standard library's lzma or gzip, or zstandard, so memory stays bounded
-whatever the trace's size.
+The C reader (engine/csrc/trace_read.c and the trace_*.c modules it names) parses a kernel trace from
+a file descriptor as the simulation asks for thread blocks. A plain file is read directly; a compressed
+one through a pipe fed by a thread that decompresses it with the standard library's lzma or gzip, or
+zstandard, so memory stays bounded whatever the trace's size.
 """
 from __future__ import annotations
 
