@@ -184,3 +184,30 @@ def test_without_ptxas_nothing_is_unrolled(monkeypatch):
     on, ref, st = _dot(DOT, 6, 1)
     np.testing.assert_allclose(on, ref, rtol=1e-5, atol=1e-5)
     assert "ptxas not found" in st["timing_mode_reason"] and "sass_unrolled_loops" not in st
+
+
+@needs_tools
+def test_the_copies_fresh_registers_are_packed_again_with_the_same_results(monkeypatch):
+    # every unrolled copy's definitions get fresh slots above the module's top; packing them again by liveness
+    # keeps the warps' register files small (hgemm_wmma_simple: 588 slots, 157 KB per warp, before)
+    from engine.cases import load_suite
+    from engine.timing import TimingSim, _lower_for_sass
+    src = (ROOT / "validation" / "ptx" / "hgemm_wmma.sm90.ptx").read_text()
+    before = {f.name: f.nregs for f in ptx_load(src).functions}
+    low = _lower_for_sass(src, "hgemm_wmma.sm90.ptx", "sass loads", 1)
+    assert [u[0] for u in low.state["unrolled"]] == ["hgemm_wmma_simple"] * 2
+    after = {f.name: f.nregs for f in low.program.functions}
+    assert after["hgemm_wmma_tiled"] == before["hgemm_wmma_tiled"]           # not unrolled: untouched
+    assert before["hgemm_wmma_simple"] < after["hgemm_wmma_simple"] <= 2 * before["hgemm_wmma_simple"]
+
+    case = load_suite()["sgemm_naive_256"]
+    packed = TimingSim("h200").run_case(case)
+    kept = []
+    monkeypatch.setattr(sass.unroll, "repack", lambda program, funcs: kept.extend(f.nregs for f in program.functions))
+    unpacked = TimingSim("h200").run_case(case)
+    assert kept == [86]                                  # this run's program kept the fresh slots (37 packed)
+    assert packed.passed and unpacked.passed
+    assert packed.timing.stats["sass_unrolled_loops"] == ["sgemm_naive line 73 x4"]
+    drop = ("wall_s", "sim_rate")
+    assert {k: v for k, v in packed.timing.stats.items() if k not in drop} == \
+           {k: v for k, v in unpacked.timing.stats.items() if k not in drop}

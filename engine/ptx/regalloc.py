@@ -27,6 +27,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._ffi import E
 from .cfg import leaders
 
@@ -231,3 +233,48 @@ def _bits(x: int):
         low = x & -x
         yield low.bit_length() - 1
         x ^= low
+
+
+def repack(program, funcs: set[int]) -> dict[int, int]:
+    """Allocate again, in place, the slots of the functions (indices) of a packed program whose registers a
+    later pass renumbered (engine/sass/unroll.py gives every unrolled copy's definitions fresh slots above
+    the module's top, so hgemm_wmma_simple grew from 53 slots to 588, 157 KB per warp). Same liveness and
+    linear scan as at lowering, on the program as it now is; the function's registers -> slots [0, n).
+    Results never change, for the reason allocate() gives (a register read before any write is live from
+    the entry, so it keeps a slot of its own, zero at CTA start). regs_per_thread (occupancy) is left as
+    it was. Only for programs without .func bodies: their slot ranges sit above the kernels' (passes.py),
+    so a kernel's slots may not move past them. Returns {function index: its new slot count}."""
+    f = program.funcs
+    if not funcs or not all(int(x) for x in f["is_entry"]):
+        return {}
+    insts, opnds = program.insts, program.opnds
+    from .passes import _succ_fn          # (passes imports this module)
+    ir = IRView(insts, opnds)
+    out = {}
+    for fi in sorted(funcs):
+        start, end = int(f["entry_pc"][fi]), int(f["end_pc"][fi])
+        a = allocate(ir, start, end, _succ_fn(insts, start), {})
+        if a.nslots >= int(f["nregs"][fi]):
+            continue
+        first, count = insts["opnd"][start:end], insts["nopnd"][start:end]
+        idx = np.concatenate([np.arange(j, j + _span(ir, j, c)) for j, c in zip(first.tolist(), count.tolist())]
+                             or [np.zeros(0, np.int64)])
+        kind, reg = opnds["kind"][idx], opnds["reg"][idx]
+        sel = ((kind == REG) | (kind == MEM)) & (reg >= 0)
+        if any(int(r) not in a.mapping for r in set(reg[sel].tolist())):
+            continue                      # a register operand liveness did not see: keep the slots as they are
+        opnds["reg"][idx[sel]] = [a.mapping[int(r)] for r in reg[sel]]
+        f["nregs"][fi] = a.nslots
+        program.functions[fi].nregs = a.nslots
+        out[fi] = a.nslots
+    return out
+
+
+def _span(ir: IRView, j: int, count: int) -> int:
+    """how many operand records `count` top-level operands starting at record j take (a vector's elements
+    follow it)"""
+    n = 0
+    for _ in range(count):
+        step = 1 + (ir.n[j + n] if ir.kind[j + n] == VEC else 0)
+        n += step
+    return n

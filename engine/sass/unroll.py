@@ -42,7 +42,7 @@ from ..ptx import schedule
 from ..ptx.ifconvert import recompute_rpc
 from ..ptx.ir import INST_DT, OPND_DT
 from ..ptx.lower import _succ_fn
-from ..ptx.regalloc import IRView
+from ..ptx.regalloc import IRView, repack
 from .classes import sass_class
 
 OP = E.op
@@ -472,6 +472,7 @@ def apply(program, plans: list[LoopPlan]) -> tuple[object, list[int]]:
     _schedule_unrolled(new, unr_ranges, origin)
     new.insts["rpc"] = -1
     recompute_rpc(new, _succ_fn)
+    repack(new, {fi.index for fi in functions if fresh_regs.get(fi.index)})   # the fresh slots packed again
     return new, origin
 
 
