@@ -13,14 +13,10 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     if (c->sets == 0) c->sets = 1;
     c->nsect = line_bytes / sector_bytes;
     size_t n = (size_t)c->sets * assoc;
-    c->tag = gs_line_calloc(n, sizeof *c->tag);
-    c->lru = gs_line_calloc(n, sizeof *c->lru);
-    c->valid = gs_line_calloc(n, 1);
-    c->dirty = gs_line_calloc(n, 1);
-    c->part = gs_line_calloc(n, 1);
+    c->way = gs_line_calloc(n, sizeof *c->way);
+    c->bits = gs_line_calloc(n, sizeof *c->bits);
     c->ready = gs_line_calloc(n * c->nsect, sizeof *c->ready);
-    c->wmask = gs_line_calloc(n * c->nsect, sizeof *c->wmask);
-    if (!c->tag || !c->lru || !c->valid || !c->dirty || !c->part || !c->ready || !c->wmask) {
+    if (!c->way || !c->bits || !c->ready) {
         gs_cache_free(c);
         return -1;
     }
@@ -28,28 +24,25 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
 }
 
 void gs_cache_free(gs_cache *c) {
-    free(c->tag); free(c->lru); free(c->valid); free(c->dirty); free(c->part); free(c->ready); free(c->wmask);
+    free(c->way); free(c->bits); free(c->ready);
     memset(c, 0, sizeof *c);
 }
 
 void gs_cache_clear(gs_cache *c) {
     size_t n = (size_t)c->sets * c->assoc;
-    if (!c->tag) return;
-    memset(c->tag, 0, n * sizeof *c->tag);
-    memset(c->lru, 0, n * sizeof *c->lru);
-    memset(c->valid, 0, n);
-    memset(c->dirty, 0, n);
-    memset(c->part, 0, n);
+    if (!c->way) return;
+    memset(c->way, 0, n * sizeof *c->way);
+    memset(c->bits, 0, n * sizeof *c->bits);
     memset(c->ready, 0, n * c->nsect * sizeof *c->ready);
-    memset(c->wmask, 0, n * c->nsect * sizeof *c->wmask);
     c->stamp = 0;
 }
 
 int64_t gs_cache_find(gs_cache *c, uint64_t line, uint64_t set) {
     uint64_t base = set * c->assoc, key = line + 1;
+    gs_cache_way *wy = c->way + base;
     for (uint32_t w = 0; w < c->assoc; w++) {
-        if (c->tag[base + w] == key) {
-            c->lru[base + w] = ++c->stamp;
+        if (wy[w].tag == key) {
+            wy[w].lru = ++c->stamp;
             return (int64_t)(base + w);
         }
     }
@@ -60,18 +53,16 @@ int64_t gs_cache_alloc(gs_cache *c, uint64_t line, uint64_t set, uint64_t *ev_li
     uint64_t base = set * c->assoc, best = base;
     for (uint32_t w = 0; w < c->assoc; w++) {
         uint64_t i = base + w;
-        if (c->tag[i] == 0) { best = i; break; }
-        if (c->lru[i] < c->lru[best]) best = i;
+        if (c->way[i].tag == 0) { best = i; break; }
+        if (c->way[i].lru < c->way[best].lru) best = i;
     }
-    *ev_dirty = c->tag[best] ? (uint8_t)(c->dirty[best] & c->valid[best]) : 0;
-    *ev_line = c->tag[best] ? c->tag[best] - 1 : 0;
-    c->ev_part = c->tag[best] ? (uint8_t)(c->part[best] & *ev_dirty) : 0;
-    c->tag[best] = line + 1;
-    c->lru[best] = ++c->stamp;
-    c->valid[best] = 0;
-    c->dirty[best] = 0;
-    c->part[best] = 0;
+    gs_cache_way *v = &c->way[best];
+    gs_cache_bits *b = &c->bits[best];
+    *ev_dirty = v->tag ? (uint8_t)(b->dirty & b->valid) : 0;
+    *ev_line = v->tag ? v->tag - 1 : 0;
+    v->tag = line + 1;
+    v->lru = ++c->stamp;
+    b->valid = 0;
+    b->dirty = 0;
     return (int64_t)best;
 }
-
-uint8_t gs_cache_last_part(const gs_cache *c) { return c->ev_part; }

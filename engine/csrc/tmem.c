@@ -89,7 +89,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             wk->st.l1_sectors++;
             sm->iv_l1_acc++;
             if (write) wk->st.l1_store_sectors++;
-            int in_l1 = idx >= 0 && (sm->l1.valid[idx] & (1u << sec));
+            int in_l1 = idx >= 0 && (sm->l1.bits[idx].valid & (1u << sec));
             uint64_t *ready = in_l1 || (idx >= 0 && !write && !atomic) ? &sm->l1.ready[(size_t)idx * sm->l1.nsect + sec] : NULL;
             if (!write && !atomic && in_l1) {
                 uint64_t r = *ready;
@@ -124,7 +124,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
                 last_w = (uint32_t)(mk - GS_PEND);
             }
             if (!write && idx >= 0 && !atomic) {        /* the sector fills when the data is back */
-                sm->l1.valid[idx] |= (uint8_t)(1u << sec);
+                sm->l1.bits[idx].valid |= (uint8_t)(1u << sec);
                 *ready = mk;
                 n->wb = ready;
             } else if (write && in_l1) {

@@ -228,7 +228,7 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
             uint64_t evl;
             uint8_t evd;
             idx = gs_cache_alloc(&sm->icache, line, set, &evl, &evd);
-            sm->icache.valid[idx] = 1;
+            sm->icache.bits[idx].valid = 1;
             ready = &sm->icache.ready[(size_t)idx * sm->icache.nsect];
             *ready = gs_pend_max(&sm->pend, group ? tw->fetch_req : earliest, cf->sm_icache_miss_cycles, 0);
             if (gs_is_pend(*ready)) sm->pend.n[*ready - GS_PEND].wb = ready;

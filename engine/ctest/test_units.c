@@ -21,13 +21,13 @@ static void test_cache_lru(void) {
         CHECK(gs_cache_find(&c, line, 0) < 0);             /* cold misses */
         int64_t i = gs_cache_alloc(&c, line, 0, &ev, &dirty);
         CHECK(i >= 0 && dirty == 0);
-        c.valid[i] = 0xf;
+        c.bits[i].valid = 0xf;
     }
     CHECK(gs_cache_find(&c, 0, 0) >= 0);                   /* touch 0: 1 is now least recent */
     int64_t i = gs_cache_alloc(&c, 9, 0, &ev, &dirty);
     CHECK(ev == 1);                                        /* LRU victim */
-    c.dirty[i] = 0x3;
-    c.valid[i] = 0xf;
+    c.bits[i].dirty = 0x3;
+    c.bits[i].valid = 0xf;
     for (uint64_t line = 20; line < 23; line++) gs_cache_alloc(&c, line, 0, &ev, &dirty);
     gs_cache_find(&c, 20, 0); gs_cache_find(&c, 21, 0); gs_cache_find(&c, 22, 0);
     gs_cache_alloc(&c, 30, 0, &ev, &dirty);
