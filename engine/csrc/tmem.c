@@ -50,6 +50,12 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint32_t pc = (uint32_t)(x - ts->prog->x);
     gs_coal co;
     gs_coalesce(&co, w->maddr, w->mmask, ext ? cx->mext : NULL, nacc, size, ts->l1_line_shift, ts->l1_sector_shift, atomic);
+    if (cache_l1 && sm->l1.sets)                          /* the lines' L1 sets asked for all at once (host cache) */
+        for (uint32_t i = 0; i < co.nl; i++) {
+            uint64_t base = gs_cache_set(&sm->l1, co.lines[i]) * sm->l1.assoc;
+            __builtin_prefetch(&sm->l1.way[base], 1, 3);
+            __builtin_prefetch(&sm->l1.bits[base], 1, 3);
+        }
     /* tag lookups: one per line per request. A fragment access (wmma.load/store) is issued as the driver's
      * JIT issues it: the tile's rows in requests of 8 rows x 4 lanes, each lane the widest vector the JIT
      * uses for fragments with a run-time stride (alignment unknown): 32-bit loads, 64-bit stores
