@@ -3,8 +3,9 @@ thread must still read 0 from a register it never wrote, even when the CTA slot 
 previous CTA wrote that register. Two ways to read one: (a) on a path of the thread's own that skips the write,
 (b) from another lane, with shfl, where that lane left before writing it. Odd and even CTAs take opposite
 sides, so any slot left uncleared shows the previous CTA's value. Functional core (one CTA slot reused for every
-CTA) and timing model (2 SMs with one CTA slot each). The reference is the same CTAs launched one at a time,
-each in a fresh register file (cleared whole), whatever slots the register allocator shares."""
+CTA) and timing model (2 SMs with one CTA slot each). The reference is the same CTAs launched one at a time, each
+in a fresh register file, whatever slots the register allocator shares; that it reads the zeros intended is
+checked too."""
 import numpy as np
 import pytest
 

@@ -37,7 +37,8 @@ static void warp_tids(gs_warp *w, uint32_t first, const uint32_t block[3]) {
 }
 
 /* The slots of w's register file (nslots) that the function's threads may read before writing them, zeroed
- * (livein.h): what a reused file must look like for results to be those of a cleared one */
+ * (livein.h): what a file, fresh or left by the previous CTA, must look like for results to be those of a
+ * cleared one; nothing reads the other slots before writing them */
 static void clear_live_in(gs_warp *w, const gs_program *p, int32_t func, uint32_t nslots) {
     if (!p->clr_runs) {
         memset(w->R + (size_t)p->nconst * GS_WARP, 0, (size_t)(nslots - p->nconst) * GS_WARP * sizeof *w->R);
@@ -89,7 +90,6 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
             w->P = P + (size_t)i * (c->npreds + 1);
             w->local = L + (size_t)i * GS_WARP * (f->local_bytes ? f->local_bytes : 1);
             memcpy(w->R, c->prog->const_regs, cbytes);
-            memset(w->R + (size_t)c->prog->nconst * GS_WARP, 0, regbytes - cbytes);   /* (fresh: all of it) */
         }
     } else {
         memset(cta->shared, 0, shared ? shared : 1);
@@ -107,7 +107,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     cta->bars_armed = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         gs_warp *w = &cta->warps[i];
-        if (reuse) clear_live_in(w, c->prog, d->func, nslots);
+        clear_live_in(w, c->prog, d->func, nslots);   /* (a fresh file's other slots are never read either) */
         w->cta = cta;
         w->idx = (int32_t)i;
         uint32_t first = i * GS_WARP;
