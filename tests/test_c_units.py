@@ -16,6 +16,7 @@ UNITS = {
     "test_l2": ["l2.c", "dram.c", "cache.c"],        # L2 slices, partitions, atomic units
     "test_l1": ["l1.c", "icnt.c", "cache.c"],        # coalescer, shared banks, L1 directory, interconnect
     "test_tc_tile": ["tc_tile.c", "l1.c", "cache.c"],  # wmma tile pieces through the coalescer, f16 -> double
+    "test_arena": ["arena.c"],                       # the simulator's huge-page arena
 }
 
 
@@ -29,7 +30,7 @@ def test_c_units(tmp_path, unit):
     exe = tmp_path / unit
     srcs = [str(ENGINE / "ctest" / f"{unit}.c")] + [str(ENGINE / "csrc" / s) for s in UNITS[unit]]
     subprocess.run(["cc", "-O1", "-std=c11", "-Wall", "-Werror", f"-I{ENGINE / 'csrc'}", f"-I{ENGINE / 'include'}",
-                    *srcs, "-lm", "-o", str(exe)], check=True, capture_output=True, text=True)
+                    *srcs, "-lm", "-lpthread", "-o", str(exe)], check=True, capture_output=True, text=True)
     r = subprocess.run([str(exe)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all C unit tests passed" in r.stdout

@@ -47,6 +47,11 @@ static inline int gs_cal_init(gs_cal *c) {
     return c->cell ? 0 : -1;
 }
 static inline void gs_cal_free(gs_cal *c) { free(c->cell); c->cell = NULL; }
+/* the same on GS_CAL_SPAN zeroed cells the caller owns (and gives back itself: no gs_cal_free) */
+static inline void gs_cal_init_with(gs_cal *c, gs_calcell *cells) {
+    c->cell = cells;
+    c->base = c->first_free = c->lo = c->hi = 0;
+}
 
 static inline uint32_t gs_cal_lap(uint64_t k) { return (uint32_t)(k >> GS_CAL_SHIFT) & 0xffu; }
 /* the cell of cycle k as a value (0 when it holds another lap's) */

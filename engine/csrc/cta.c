@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "internal.h"
 #include "hostmem.h"
+#include "livein.h"
 
 /* Per-lane tid.x/y/z of the warp whose lane 0 is thread `first`: the values of t % bx, t / bx % by and
  * t / (bx * by) for t = first + lane, without the three divisions per lane that were most of a CTA's
@@ -32,6 +33,22 @@ static void warp_tids(gs_warp *w, uint32_t first, const uint32_t block[3]) {
             x = 0;
             if (++y == by) { y = 0; z++; }
         }
+    }
+}
+
+/* The slots of w's register file (nslots) that the function's threads may read before writing them, zeroed
+ * (livein.h): what a file, fresh or left by the previous CTA, must look like for results to be those of a
+ * cleared one; nothing reads the other slots before writing them */
+static void clear_live_in(gs_warp *w, const gs_program *p, int32_t func, uint32_t nslots) {
+    if (!p->clr_runs) {
+        memset(w->R + (size_t)p->nconst * GS_WARP, 0, (size_t)(nslots - p->nconst) * GS_WARP * sizeof *w->R);
+        return;
+    }
+    for (uint32_t k = p->clr_first[func]; k < p->clr_first[func + 1]; k++) {
+        const gs_slot_run *r = &p->clr_runs[k];
+        if (r->first >= nslots) break;
+        uint32_t n = r->n < nslots - r->first ? r->n : nslots - r->first;
+        memset(w->R + (size_t)r->first * GS_WARP, 0, (size_t)n * GS_WARP * sizeof *w->R);
     }
 }
 
@@ -90,7 +107,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     cta->bars_armed = 0;
     for (uint32_t i = 0; i < nwarps; i++) {
         gs_warp *w = &cta->warps[i];
-        memset(w->R + (size_t)c->prog->nconst * GS_WARP, 0, regbytes - cbytes);
+        clear_live_in(w, c->prog, d->func, nslots);   /* (a fresh file's other slots are never read either) */
         w->cta = cta;
         w->idx = (int32_t)i;
         uint32_t first = i * GS_WARP;

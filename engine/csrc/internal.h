@@ -92,6 +92,10 @@ struct gs_program {
     struct gs_tsrc *trace;    /* trace-driven kernel (trace_src.c): warps take their instructions from it */
     gs_sass_cost *sass;       /* per instruction, or NULL (gs_program_set_sass) */
     uint32_t *sass_regs;      /* per function: ptxas's registers per thread, 0 = unknown */
+    /* per function f, the register slots a CTA start clears (livein.h): runs clr_first[f] .. clr_first[f + 1] - 1
+     * of clr_runs; NULL: every slot */
+    struct gs_slot_run *clr_runs;
+    uint32_t *clr_first;
 };
 
 /* One global-memory allocation, backed by an anonymous mapping (pages materialise on first touch). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
+#include "livein.h"
 
 #define GS_NO_SLOT 0xffffffffu
 
@@ -214,6 +215,7 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         }
     }
     free(cslot);
+    gs_livein_compute(p);                        /* (out of memory: clr_runs stays NULL, CTAs clear every slot) */
     return p;
 }
 
@@ -232,6 +234,7 @@ void gs_program_destroy(gs_program *p) {
     free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
     free(p->const_regs); free(p->const_bank);
     free(p->sass); free(p->sass_regs);
+    free(p->clr_runs); free(p->clr_first);
     free(p);
 }
 

@@ -17,6 +17,7 @@
 #include "dram.h"
 #include "pending.h"
 #include "rec.h"
+#include "arena.h"
 
 #define GS_NEVER UINT64_MAX
 #define GS_FIX 8                       /* resource times in 1/256 cycle */
@@ -41,7 +42,7 @@ static inline uint64_t gs_res_backlog(const gs_res *r, uint64_t now) {
 /* Per warp-slot timing state. The fields the scheduler and the state accounting read come first (one
  * host cache line), then what every issue reads or writes (the second); the rest is touched by rarer
  * instructions. A warp's state is cold whenever it issues (the other SMs ran in between), so each line
- * it touches is a host cache miss: the array starts a line (tsim.c) and each slot is whole lines. */
+ * it touches is a host cache miss: the array starts a line (tsm_tables.c: the arena) and each slot is whole lines. */
 typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
     uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
@@ -86,7 +87,8 @@ typedef struct gs_tw {
     int32_t frag_pc;                   /*   the wmma.load */
     uint32_t frag_rows, frag_row_bytes; /*   its tile as stored: rows of row_bytes, pitch bytes apart from base */
     uint64_t frag_base, frag_pitch;
-    uint64_t pad_[4];                  /* to whole host cache lines: each slot of the array (on lines: tsim.c) starts one */
+    uint32_t sb_cap[2];                /* entries reg_ready/reg_kind, pred_ready/pred_use have room for (tsm_tables.c) */
+    uint64_t pad_[3];                  /* to whole host cache lines: each slot of the array (on lines: tsm_tables.c) starts one */
 } gs_tw;
 _Static_assert(sizeof(gs_tw) % 64 == 0, "gs_tw must be whole host cache lines");
 
@@ -190,6 +192,9 @@ typedef struct gs_worker {
 struct gs_tsim {
     gs_tconfig cfg;
     gs_tsm *sms;
+    /* the SMs' tables (warp slots, CTA slots, schedulers, queues, port calendars, scoreboards) on huge pages,
+     * for the simulator's life (arena.h) */
+    gs_arena arena;
     /* the shared memory system: written by the memory phase while SM threads read the rest of this
      * struct, so it has cache lines of its own */
     _Alignas(64) gs_icnt icnt;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "trace_src.h"
 #include "trace_read.h"
+#include "tsm_tables.h"
 
 #define SHARED_WINDOW (16ull << 20)   /* generic addresses this far above -shmem base_addr are shared */
 #define LOCAL_WINDOW (16ull << 20)
@@ -162,14 +163,12 @@ int gs_tsim_launch_trace(gs_tsim *ts, gs_device *dev, gs_trace *t, const gs_reco
      * register files are one slot: nothing executes, and clearing 320 slots per warp per CTA cost 10 %) */
     uint32_t nslots = GS_TR_RSLOTS + GS_TR_URSLOTS;
     for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++)
-        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++) {
-            gs_tw *tw = &ts->sms[s].tw[w];
-            uint64_t *rr = realloc(tw->reg_ready, nslots * sizeof *rr);
-            if (rr) tw->reg_ready = rr;
-            uint8_t *rk = realloc(tw->reg_kind, nslots);
-            if (rk) tw->reg_kind = rk;
-            if (!rr || !rk) { snprintf(fault->message, sizeof fault->message, "out of memory"); fault->kind = GS_FAULT_INVALID; return GS_FAULTED; }
-        }
+        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++)
+            if (gs_tsm_scoreboards(ts, &ts->sms[s].tw[w], nslots, ts->npreds + 1)) {
+                snprintf(fault->message, sizeof fault->message, "out of memory");
+                fault->kind = GS_FAULT_INVALID;
+                return GS_FAULTED;
+            }
     ts->nslots = nslots;
     size_t nb = (size_t)ts->cfg.gpu_num_sms * ts->cfg.sm_max_ctas;
     if (src->blocks && src->nblocks != nb) {

@@ -9,7 +9,6 @@
  *   3. the clock advances to the next cycle in which some SM can act (skipping idle cycles).
  * All shared resources are FCFS reservations, so the order of SMs within a cycle only breaks ties.
  */
-#include <malloc.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "timing.h"
 #include "pool.h"
 #include "hostmem.h"
+#include "tsm_tables.h"
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -81,6 +81,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     gs_tsim *ts = aligned_alloc(64, (sizeof *ts + 63) / 64 * 64);   /* its cache-line-aligned parts */
     if (!ts) { snprintf(err, errlen, "out of memory"); return NULL; }
     memset(ts, 0, sizeof *ts);
+    gs_arena_init(&ts->arena);
     ts->cfg = *cfg;
     const gs_tconfig *c = &ts->cfg;
     ts->sms = aligned_alloc(64, c->gpu_num_sms * sizeof *ts->sms);   /* sizeof is a multiple of 64 */
@@ -101,30 +102,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
         gs_tsm *sm = &ts->sms[s];
         sm->id = (int)s;
         sm->wk = ts->wk ? &ts->wk[s % nt] : NULL;     /* (run_one sets the thread that runs it) */
-        sm->tw = gs_line_calloc(c->sm_max_warps, sizeof *sm->tw);
-        sm->ctas = gs_line_calloc(c->sm_max_ctas, sizeof *sm->ctas);
-        sm->sc = gs_line_calloc(c->sm_subcores, sizeof *sm->sc);
-        sm->mshr = gs_line_calloc(c->l1_mshrs, sizeof *sm->mshr);
-        sm->qring = gs_line_calloc((size_t)GS_Q__COUNT * c->l1_lsu_queue, sizeof *sm->qring);
-        sm->done_mask = gs_line_calloc((c->sm_max_warps + 63) / 64, sizeof *sm->done_mask);
-        sm->resident_mask = gs_line_calloc((c->sm_max_warps + 63) / 64, sizeof *sm->resident_mask);
-        bad = !sm->tw || !sm->ctas || !sm->sc || !sm->mshr || !sm->qring || !sm->done_mask || !sm->resident_mask ||
-              gs_icnt_port_init(&sm->icnt);
-        uint32_t per = c->sm_max_warps / c->sm_subcores;      /* each sub-core's warp capacity */
-        for (uint32_t k = 0; k < c->sm_subcores && !bad; k++) {
-            gs_subcore *sc = &sm->sc[k];
-            sc->rdy = gs_line_calloc(per, sizeof *sc->rdy);
-            sc->unit = gs_line_calloc(per, sizeof *sc->unit);
-            sc->q = gs_line_calloc(per, sizeof *sc->q);
-            sc->thr = gs_line_calloc(per, sizeof *sc->thr);
-            sc->thr_state = gs_line_calloc(per, sizeof *sc->thr_state);
-            sc->warps = gs_line_calloc(per, sizeof *sc->warps);
-            bad = !sc->rdy || !sc->unit || !sc->q || !sc->thr || !sc->thr_state || !sc->warps;
-        }
-        if (!bad && c->sm_icache == GS_ICACHE_MODEL)
-            bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,
-                                c->sm_icache_line_bytes, c->sm_icache_assoc) != 0;
-        if (!bad && c->sm_fetch_insts) bad = gs_cal_init(&sm->fetch) != 0;
+        bad = gs_tsm_tables(ts, sm);
     }
     if (bad) {
         snprintf(err, errlen, "out of memory building the GPU");
@@ -161,20 +139,11 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free_launch(ts);
     for (uint32_t s = 0; ts->sms && s < ts->cfg.gpu_num_sms; s++) {
         gs_tsm *sm = &ts->sms[s];
-        for (uint32_t w = 0; sm->tw && w < ts->cfg.sm_max_warps; w++) {
-            free(sm->tw[w].reg_ready); free(sm->tw[w].reg_kind); free(sm->tw[w].pred_ready); free(sm->tw[w].pred_use);
-        }
-        for (uint32_t k = 0; sm->sc && k < ts->cfg.sm_subcores; k++) {
-            free(sm->sc[k].rdy); free(sm->sc[k].unit); free(sm->sc[k].q); free(sm->sc[k].thr); free(sm->sc[k].thr_state);
-            free(sm->sc[k].warps);
-        }
-        free(sm->tw); free(sm->ctas); free(sm->sc); free(sm->mshr); free(sm->qring); free(sm->done_mask); free(sm->resident_mask);
+        /* (the tables, calendars and scoreboards are the arena's) */
         gs_pend_free(&sm->pend);
         free(sm->atomq.data);
-        gs_icnt_port_free(&sm->icnt);
         gs_cache_free(&sm->l1);
         gs_cache_free(&sm->icache);
-        gs_cal_free(&sm->fetch);
     }
     gs_l2_free(&ts->l2);
     gs_dram_free(&ts->dram);
@@ -182,6 +151,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
     gs_rec_free(&ts->rec);
     gs_pool_destroy(ts->pool);
     free(ts->wk);
+    gs_arena_destroy(&ts->arena);
     free(ts);
 }
 
@@ -259,25 +229,12 @@ static uint32_t occupancy(gs_tsim *ts, const gs_ir_func *f, uint32_t *carve_kib,
     return lim[li];
 }
 
-/* a warp slot's scoreboard array holds at least n entries of `size` bytes: kept from launch to launch (a
- * warp clears the entries it uses when it starts, tsm.c gs_tsm_launch_cta), reallocated only to grow */
-static int room_for(void **p, size_t n, size_t size) {
-    if (*p && malloc_usable_size(*p) >= n * size) return 0;
-    free(*p);
-    *p = gs_line_calloc(n, size);
-    return *p ? 0 : -1;
-}
-
 /* SM sm's part of a launch's setup (carveout `carve`); -1: out of memory */
 static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
     const gs_tconfig *c = &ts->cfg;
     for (uint32_t w = 0; w < c->sm_max_warps; w++) {
         gs_tw *tw = &sm->tw[w];
-        size_t nslots = ts->nslots ? ts->nslots : 1;
-        if (room_for((void **)&tw->reg_ready, nslots, sizeof *tw->reg_ready) || room_for((void **)&tw->reg_kind, nslots, 1) ||
-            room_for((void **)&tw->pred_ready, ts->npreds + 1, sizeof *tw->pred_ready) ||
-            room_for((void **)&tw->pred_use, ts->npreds + 1, sizeof *tw->pred_use))
-            return -1;
+        if (gs_tsm_scoreboards(ts, tw, ts->nslots ? ts->nslots : 1, ts->npreds + 1)) return -1;
         tw->w = NULL;
     }
     for (uint32_t k = 0; k < c->sm_subcores; k++) {
