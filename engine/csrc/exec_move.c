@@ -1,12 +1,13 @@
 /* exec_move.c — mov in all its forms: register, immediate, special register, predicate, vector pack
  * ({a,b} -> d) and unpack (d -> {a,b}). */
+#include "regwidth.h"
 #include "exec.h"
 
 GS_HANDLER(h_mov) {
     (void)c;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    uint64_t *d = gs_opr(w, x, 0);
-    const uint64_t *a = gs_src(w, x, 1);
+    GS_OUT(d, 0);
+    GS_IN(a, 1);
     GS_LANES(m, l, d[l] = a[l] & mask);
     return GS_X_NEXT;
 }
@@ -16,7 +17,7 @@ GS_HANDLER(h_mov) {
  * on every lane (all but the lane ids and lane masks) are read once; the rest per lane. */
 GS_HANDLER(h_mov_sreg) {
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    uint64_t *d = gs_opr(w, x, 0);
+    GS_OUT(d, 0);
     int sr = (int)x->ops[1];
     switch (sr) {
     case GS_SR_TID_X: case GS_SR_TID_Y: case GS_SR_TID_Z: {
@@ -55,12 +56,13 @@ GS_HANDLER(h_mov_pack) {
     int n = x->nops - 1;
     int eb = gs_type_bits(x->type) / n;
     uint64_t em = gs_width_mask(eb);
-    uint64_t *d = gs_opr(w, x, 0);
-    GS_LANES(m, l, {
-        uint64_t v = 0;
-        for (int i = 0; i < n; i++) v |= (w->R[x->ops[1 + i] + l] & em) << (i * eb);
-        d[l] = v;
-    });
+    uint64_t v[GS_WARP] = {0};
+    for (int i = 0; i < n; i++) {
+        GS_IN(e, 1 + i);
+        GS_LANES(m, l, v[l] |= (e[l] & em) << (i * eb));
+    }
+    GS_OUT(d, 0);
+    GS_LANES(m, l, d[l] = v[l]);
     return GS_X_NEXT;
 }
 
@@ -70,12 +72,12 @@ GS_HANDLER(h_mov_unpack) {
     int n = x->nops - 1;
     int eb = gs_type_bits(x->type) / n;
     uint64_t em = gs_width_mask(eb);
-    const uint64_t *s = gs_src(w, x, n);
+    GS_IN(s, n);
     uint64_t tmp[GS_WARP];
     GS_LANES(m, l, tmp[l] = s[l]);   /* the source may also be one of the destinations */
     for (int i = 0; i < n; i++) {
         if (x->ops[i] == 0xffffffffu) continue;
-        uint64_t *d = gs_opr(w, x, i);
+        GS_OUT(d, i);
         GS_LANES(m, l, d[l] = (tmp[l] >> (i * eb)) & em);
     }
     return GS_X_NEXT;
@@ -96,3 +98,6 @@ gs_handler gs_bind_move(const gs_xinst *x) {
     if (s->kind == GS_OK_REG || s->kind == GS_OK_IMM) return h_mov;
     return NULL;
 }
+
+/* registers in 32-bit lanes (regwidth.h): every handler here (h_mov_pred_imm reads a constant only) */
+int gs_n32_move(gs_handler h) { (void)h; return 1; }

@@ -1,7 +1,8 @@
 /* internal.h — types shared by the engine's C modules (not part of the public interface).
  *
  * Data layout (see engine/README.md):
- *  - a warp's registers are one array of 64-bit slots, lane-minor: R[slot * 32 + lane]. The first
+ *  - a warp's registers are one array of 64-bit slots, lane-minor: R[slot * 32 + lane] (a register of at
+ *    most 32 bits may instead have 32 32-bit lanes in half of such a slot: regwidth.h). The first
  *    nconst slots of every warp hold the program's immediates broadcast to all lanes, so every source
  *    operand is a register read (no immediate/register branch in handlers; exec.h's gs_src reads those
  *    slots from the program's copy, prog->const_regs, which stays in the host cache);
@@ -63,6 +64,8 @@ struct gs_xinst {
     int64_t imm;              /* memory offset of the MEM operand, if any */
     int32_t mem_base;         /* register offset of the MEM base, or -1 */
     uint8_t mem32;            /* the base register is 32-bit: the address arithmetic wraps at 2^32 */
+    uint8_t base32;           /* the base register is stored in 32-bit lanes (regwidth.h) */
+    uint32_t n32;             /* bit i: flat operand i is a register stored in 32-bit lanes (regwidth.h) */
     /* timing: registers written and read (slot numbers; constants excluded), predicates */
     uint8_t ndst, nsrc;
     int32_t dst_slot[4], src_slot[6];
@@ -85,6 +88,9 @@ struct gs_program {
     uint32_t nfuncs;
     uint32_t nconst;          /* constant slots at the start of every register file */
     uint64_t *const_regs;     /* nconst * 32 values */
+    uint32_t nslots;          /* register slots, constants included (the timing model's numbering) */
+    uint32_t *slot_off;       /* per slot: storage offset in w->R (uint64 units), | GS_SLOT_N32 if narrow */
+    uint16_t *slot_why;       /* per slot: GS_N32_NARROW, GS_N32_DECLARED or the op keeping it wide */
     uint32_t max_func_regs;   /* slots needed by .func bodies (numbered after entries) */
     uint32_t max_func_preds;
     uint8_t *const_bank;
