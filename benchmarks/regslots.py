@@ -11,10 +11,12 @@ register file that the timing engine's warps keep in host memory (docs/performan
 
     python benchmarks/regslots.py --widths
 
-instead says, per kernel, how the engine stores its registers (engine/csrc/regwidth.h): PTX registers (the
-program lowered without register allocation, one slot per register) and the allocator's slots in 32-bit
-lanes (narrow) or 64-bit ones: wide because declared wider than 32 bits, or because an instruction whose
-handler takes only 64-bit lanes touches them (those instructions are counted by opcode).
+instead says, per kernel, how the engine stores its registers (engine/csrc/regwidth.h). PTX registers (the
+program lowered without register allocation, one slot per register): in 32-bit lanes (regs n32), declared
+wider than 32 bits (r64), or of at most 32 bits but kept in 64-bit lanes because an instruction whose handler
+takes only 64-bit lanes touches them (r forced; those instructions are counted by opcode). The allocator's
+slots: those whose registers of at most 32 bits are in 32-bit lanes (slots n32), with no such registers
+(s64), or with them forced into 64-bit lanes (s forced).
 """
 import json, sys
 from pathlib import Path
@@ -62,6 +64,7 @@ def _widths():
                 w = why[nconst + r]
                 if w == lib.GS_N32_NARROW: cnt['n32'] += 1
                 elif w == lib.GS_N32_DECLARED: cnt['w64'] += 1
+                elif w == lib.GS_N32_UNKNOWN: cnt['unknown'] += 1
                 else:
                     cnt['forced'] += 1
                     if not ra: forced[lib_op(w)] += 1

@@ -41,7 +41,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     uint32_t nthreads = d->block[0] * d->block[1] * d->block[2];
     uint32_t nwarps = (nthreads + GS_WARP - 1) / GS_WARP;
     uint32_t shared = f->shared_bytes + d->dyn_shared_bytes;
-    uint32_t nslots = c->nregs_total;
+    uint32_t nslots = c->nstore;   /* 32 x 64-bit blocks (regwidth.h: 32-bit registers take half a block) */
     size_t regbytes = (size_t)nslots * GS_WARP * sizeof(uint64_t);
     size_t cbytes = (size_t)c->prog->nconst * GS_WARP * sizeof(uint64_t);
     bool reuse = cta->warps && cta->nwarps == nwarps && cta->shared_bytes == shared &&

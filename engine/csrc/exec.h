@@ -56,8 +56,14 @@ static inline uint64_t *gs_out_(gs_warp *w, const gs_xinst *x, int i, gs_out32 *
 static inline void gs_out_put(gs_out32 *o) {
     if (!o->to) return;
 #ifdef GS_REG32_CHECK
-    for (int l = 0; l < GS_WARP; l++)
-        if (o->buf[l] >> 32) __builtin_trap();   /* a narrow slot was given a value wider than 32 bits */
+    /* a register in 32-bit lanes must never be given a value wider than 32 bits; the one exception in
+     * 64-bit slots: a 32-bit result taken whole from a negative immediate (selp.b32 d, -1, ...) keeps the
+     * immediate's sign extension, which no reader of a register of at most 32 bits looks at (sources are
+     * read at the instruction's type width, at most the register's under PTX's typing rules) */
+    for (int l = 0; l < GS_WARP; l++) {
+        uint32_t hi = (uint32_t)(o->buf[l] >> 32);
+        if (hi && !(hi == 0xffffffffu && (int32_t)o->buf[l] < 0)) __builtin_trap();
+    }
 #endif
     for (int l = 0; l < GS_WARP; l++) o->to[l] = (uint32_t)o->buf[l];
 }

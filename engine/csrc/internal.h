@@ -89,8 +89,11 @@ struct gs_program {
     uint32_t nconst;          /* constant slots at the start of every register file */
     uint64_t *const_regs;     /* nconst * 32 values */
     uint32_t nslots;          /* register slots, constants included (the timing model's numbering) */
-    uint32_t *slot_off;       /* per slot: storage offset in w->R (uint64 units), | GS_SLOT_N32 if narrow */
-    uint16_t *slot_why;       /* per slot: GS_N32_NARROW, GS_N32_DECLARED or the op keeping it wide */
+    uint32_t *sb_off;         /* beside sb: each listed register's storage offset in w->R (uint64 units),
+                               * | GS_SLOT_N32 if in 32-bit lanes (regwidth.h), for register prefetches */
+    uint32_t *store_end;      /* per slot s: register file storage (uint64 units) for slots 0..s */
+    uint16_t *slot_why;       /* per slot: GS_N32_NARROW, GS_N32_DECLARED or the op keeping its 32-bit
+                               * registers in 64-bit lanes */
     uint32_t max_func_regs;   /* slots needed by .func bodies (numbered after entries) */
     uint32_t max_func_preds;
     uint8_t *const_bank;
@@ -205,7 +208,8 @@ struct gs_ctx {
     const uint8_t *params;
     uint32_t param_bytes;
     int32_t func;
-    uint32_t nregs_total;      /* slots per lane in a warp register file (with constants) */
+    uint32_t nregs_total;      /* register slots (with constants): the timing model's numbering */
+    uint32_t nstore;           /* a warp register file's storage in 32 x 64-bit blocks (regwidth.h) */
     uint32_t npreds;
     uint64_t clock;            /* %clock source: cycle (timing) or executed warp instructions */
     uint32_t smid;

@@ -1,11 +1,12 @@
-/* regwidth.c — 32-bit register storage: which slots, and the register file layout (see regwidth.h). */
+/* regwidth.c — 32-bit register storage: which registers, and the register file layout (see regwidth.h). */
 #include <stdlib.h>
 #include "regwidth.h"
 
-/* calls f(x, flat index, operand record, is_base) for every register operand of x, in flat order: the
- * same walk as gs_program_create's decoding (vector elements expanded, a MEM operand's base counted as
- * the MEM operand's flat entry) */
-#define WALK_REGS(p, x, BODY)                                                                       \
+/* runs BODY for every register operand of x, in flat order (the same walk as gs_program_create's
+ * decoding: vector elements expanded, a MEM operand's base counted as the MEM operand's flat entry),
+ * with q its record, fi its flat index, s its slot, is_base (a MEM base), is_dst (a destination) and
+ * wide (its register is of the 64-bit class: declared wider than 32 bits, or of unknown width) */
+#define WALK_REGS(p, x, ...)                                                                        \
     do {                                                                                            \
         const gs_ir_inst *ir_ = (x)->ir;                                                            \
         uint32_t nf_ = 0;                                                                           \
@@ -17,74 +18,104 @@
                 if (q->kind == GS_OK_VEC) continue;                                                 \
                 uint32_t fi = nf_++;                                                                \
                 if (q->kind == GS_OK_REG || (q->kind == GS_OK_MEM && q->reg >= 0)) {                \
-                    int is_base = q->kind == GS_OK_MEM;                                             \
+                    int is_base = q->kind == GS_OK_MEM, is_dst = !is_base && t_ < ir_->ndst;        \
+                    int wide = q->n == 0 || q->n > 32;                                              \
                     uint32_t s = (p)->nconst + (uint32_t)q->reg;                                    \
-                    BODY;                                                                           \
+                    (void)fi; (void)is_base; (void)is_dst; (void)wide;                              \
+                    __VA_ARGS__;                                                                         \
                 }                                                                                   \
             }                                                                                       \
             j_ += 1 + nel_;                                                                         \
         }                                                                                           \
     } while (0)
 
+/* a slot's operands: of registers of at most 32 bits, of wider ones, of unknown width (n = 0: operands the
+ * SASS loop unroller makes name existing registers without a width, engine/sass/unroll.py) */
+enum { USES_32 = 1, USES_64 = 2, USES_UNKNOWN = 4 };
+
 int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
     uint32_t nslots = p->nconst;
     for (uint32_t i = 0; i < p->ninsts; i++)
-        WALK_REGS(p, &p->x[i], { (void)fi; (void)is_base; if (s + 1 > nslots) nslots = s + 1; });
-    p->nslots = nslots;
-    uint8_t *narrow = malloc(nslots ? nslots : 1);
-    uint32_t *off = malloc((nslots ? nslots : 1) * sizeof *off);
-    if (!narrow || !off) { free(narrow); free(off); return -1; }
+        WALK_REGS(p, &p->x[i], { if (s + 1 > nslots) nslots = s + 1; });
+    size_t n1 = nslots ? nslots : 1;
+    uint8_t *uses = calloc(n1, 1), *narrow = malloc(n1);
+    uint32_t *off32 = malloc(n1 * sizeof *off32), *off64 = malloc(n1 * sizeof *off64);
+    uint32_t *end = malloc(n1 * sizeof *end);
+    uint16_t *why = malloc(n1 * sizeof *why);
+    uint32_t *sbo = malloc((p->nopnds ? p->nopnds : 1) * sizeof *sbo);
+    if (!uses || !narrow || !off32 || !off64 || !end || !why || !sbo) {
+        free(uses); free(narrow); free(off32); free(off64); free(end); free(why); free(sbo);
+        return -1;
+    }
 #ifdef GS_REG32_OFF
-    memset(narrow, 0, nslots);
+    memset(narrow, 0, n1);
 #else
-    memset(narrow, 1, nslots);
+    memset(narrow, 1, n1);
 #endif
-    uint16_t *why = malloc((nslots ? nslots : 1) * sizeof *why);
-    if (!why) { free(narrow); free(off); return -1; }
-    for (uint32_t s = 0; s < nslots; s++) why[s] = GS_N32_NARROW;
-    /* (1) a slot stays narrow only if every operand naming it allows it */
+    for (uint32_t s = 0; s < nslots; s++) why[s] = s < p->nconst ? GS_N32_DECLARED : GS_N32_NARROW;
+    /* (1) which classes use each slot; the 32-bit class stays narrow only if every operand allows it */
     for (uint32_t i = 0; i < p->ninsts; i++) {
         const gs_xinst *x = &p->x[i];
         int ok = narrow_ok[i];
         WALK_REGS(p, x, {
-            if (q->n == 0 || q->n > 32) { narrow[s] = 0; why[s] = GS_N32_DECLARED; }
-            else if (!ok || (!is_base && fi >= 32)) {
-                narrow[s] = 0;
-                if (why[s] != GS_N32_DECLARED) why[s] = x->op;
-            }
+            uses[s] |= q->n == 0 ? USES_UNKNOWN : wide ? USES_64 : USES_32;
+            if (!wide && (!ok || (!is_base && fi >= 32))) { narrow[s] = 0; why[s] = x->op; }
         });
     }
-    for (uint32_t s = 0; s < p->nconst; s++) why[s] = GS_N32_DECLARED;
-    /* (2) layout: constants, then slots in order, two narrow slots to a 64-bit slot's block */
+    /* (2) layout: constants, then per slot its 64-bit class's storage and its 32-bit class's, two narrow
+     * ones sharing a 32 x 64-bit block */
     uint32_t next = p->nconst * GS_WARP, half = 0xffffffffu;
     for (uint32_t s = 0; s < nslots; s++) {
-        if (s < p->nconst) { off[s] = s * GS_WARP; continue; }
-        if (!narrow[s]) { off[s] = next; next += GS_WARP; continue; }
-        if (half != 0xffffffffu) { off[s] = half | GS_SLOT_N32; half = 0xffffffffu; continue; }
-        off[s] = next | GS_SLOT_N32;
-        half = next + GS_WARP / 2;
-        next += GS_WARP;
+        off32[s] = off64[s] = s * GS_WARP;
+        if (s >= p->nconst && (uses[s] & USES_UNKNOWN)) {
+            /* a register of unknown width may be one of the others: one 64-bit storage for the slot */
+            if (uses[s] & USES_32) why[s] = GS_N32_UNKNOWN;
+            else why[s] = GS_N32_DECLARED;
+            off32[s] = off64[s] = next;
+            next += GS_WARP;
+        } else if (s >= p->nconst) {
+            if (!(uses[s] & USES_32)) why[s] = GS_N32_DECLARED;
+            if (uses[s] & USES_64) { off64[s] = next; next += GS_WARP; }
+            if (uses[s] & USES_32) {
+                if (!narrow[s]) { off32[s] = next; next += GS_WARP; }
+                else if (half != 0xffffffffu) { off32[s] = half | GS_SLOT_N32; half = 0xffffffffu; }
+                else { off32[s] = next | GS_SLOT_N32; half = next + GS_WARP / 2; next += GS_WARP; }
+            }
+        }
+        end[s] = next;
     }
-    /* (3) storage offsets into the decoded instructions */
+    /* (3) storage offsets into the decoded instructions and beside their scoreboard lists (x->rd, x->wr) */
     for (uint32_t i = 0; i < p->ninsts; i++) {
         gs_xinst *x = &p->x[i];
         uint32_t *flat = &p->flat[x->ir->opnd];
+        uint32_t *so = sbo + (x->rd - p->sb);
+        uint32_t *wo = sbo + (x->wr - p->sb);
+        uint32_t nrd = 0, nwr = 0;
         x->n32 = 0;
         x->base32 = 0;
         WALK_REGS(p, x, {
-            uint32_t o = off[s] & ~GS_SLOT_N32;
-            if (is_base) { x->mem_base = (int32_t)o; x->base32 = narrow[s]; }
-            else if (narrow[s]) x->n32 |= 1u << fi;
+            uint32_t tagged = wide ? off64[s] : off32[s], o = tagged & ~GS_SLOT_N32;
+            int n32 = (tagged & GS_SLOT_N32) != 0;
+            if (is_base) { x->mem_base = (int32_t)o; x->base32 = (uint8_t)n32; }
+            else if (n32) x->n32 |= 1u << fi;
             flat[fi] = o;
             if (fi < GS_MAX_XOPS) x->o[fi] = o;
+            if (is_dst) { if (nwr < x->nwr) wo[x->nwr - 1 - nwr++] = tagged; }
+            else if (nrd < x->nrd) so[nrd++] = tagged;
         });
     }
-    free(narrow);
-    free(p->slot_off);
-    free(p->slot_why);
-    p->slot_off = off;
+    free(uses); free(narrow); free(off32); free(off64);
+    free(p->store_end); free(p->slot_why); free(p->sb_off);
+    p->nslots = nslots;
+    p->store_end = end;
     p->slot_why = why;
+    p->sb_off = sbo;
     return 0;
+}
+
+uint32_t gs_regwidth_store(const gs_program *p, uint32_t nslots) {
+    if (!p->store_end || nslots == 0) return nslots;
+    return p->store_end[(nslots < p->nslots ? nslots : p->nslots) - 1] / GS_WARP;
 }
 
 uint32_t gs_program_reg_widths(const gs_program *p, uint16_t *why, uint32_t cap) {

@@ -1,48 +1,54 @@
-/* regwidth.h — which register slots are stored in 32-bit lanes, and where every slot lives in w->R.
+/* regwidth.h — which registers are stored in 32-bit lanes, and where every register lives in w->R.
  *
  * Why: the timing model's speed on one host thread is bound by host memory latency. Between two issues of a
  * warp every other SM runs, so the warp's registers are cold: each operand costs its 256 B (four host
  * cache lines) of 64-bit lanes. Most PTX registers are 32-bit (the suite declares 3,512 of 32 bits, 644 of
  * 64), so keeping those in 32-bit lanes halves the lines an operand costs.
  *
- * Rule (decided per slot when the program is loaded, so it holds by construction): a slot is narrow iff
- * every operand naming it, in every instruction of the program, (a) names a register declared at most 32
- * bits wide (the operand's n; 0, unknown, counts as wide) and (b) belongs to an instruction whose handler
- * reads and writes its registers through exec.h's width-aware accessors (GS_IN, GS_OUT, gs_base_lane):
- * the binders' families say which handlers do (gs_n32_<family>). A slot shared by several PTX registers
- * (engine/ptx/regalloc.py) is narrow only if all of them are. Since the engine keeps every register
- * zero-extended from its declared width, a narrow slot's values fit in 32 bits and reading one back
- * widened gives the 64-bit slot's value exactly. A handler outside the converted families never sees a
- * narrow register, because (b) forces every slot it touches wide. No fixpoint is needed: each operand's
- * width is its own (x->n32), so one instruction's operands do not constrain each other.
+ * Rule (decided when the program is loaded, so it holds by construction). The allocator (engine/ptx/regalloc.py)
+ * lets registers with disjoint lifetimes share a slot, 32-bit and 64-bit ones alike, and the timing model
+ * numbers registers by slot (scoreboard, x->rd / x->wr, dst_slot, src_slot: that numbering and so every
+ * timing result is unchanged here). Storage is chosen per slot and width class instead: a slot's registers
+ * declared at most 32 bits wide (operand n in 1..32) get one storage, its wider ones (or of unknown width,
+ * n = 0) another. That is exact because a register is always named with its own declared width and two
+ * registers of one slot are never live at once (the allocator's guarantee), so no value passes from one to
+ * the other through the slot. A slot named by any operand of unknown width (n = 0: the SASS loop unroller's
+ * guard instructions, engine/sass/unroll.py) is not split: one 64-bit storage for all its registers. A slot's 32-bit class is stored in 32-bit lanes iff every operand naming a
+ * register of it belongs to an instruction whose handler reads and writes registers through exec.h's
+ * width-aware accessors (GS_IN, GS_OUT, gs_base_lane: the binders' families say which, gs_n32_<family>)
+ * and is among the instruction's first 32 flat operands (x->n32 is 32 bits). The engine keeps every
+ * register zero-extended from its declared width, so such values fit in 32 bits and reading one back
+ * widened gives the 64-bit value exactly (builds with -DGS_REG32_CHECK trap if one ever does not). A
+ * handler outside the converted families never sees a register in 32-bit lanes. No fixpoint is needed:
+ * each operand's width is its own (x->n32), so one instruction's operands do not constrain each other.
  *
- * Layout: the constant slots first (unchanged), then the register slots in slot order, a wide slot taking
- * a whole 32 x 64-bit block and two narrow slots sharing one (offsets stay in uint64 units, a narrow slot
- * starting at a multiple of 16). A slot's offset never exceeds its old one (slot * 32), so the register
- * file's size (nregs_total slots) and its clearing are unchanged. The timing model keeps numbering
- * registers by slot (scoreboard, x->rd / x->wr, dst_slot, src_slot); only storage offsets (x->o, x->ops,
- * x->mem_base) change, and gs_program.slot_off maps a slot to its storage (register prefetches).
+ * Layout: the constant slots first (unchanged), then per slot in slot order its 64-bit class (a 32 x
+ * 64-bit block) and its 32-bit class (a block, or half of one: two narrow registers share a block).
+ * Offsets stay in uint64 units (a narrow register starts at a multiple of 16). A slot with both classes
+ * takes more storage than before, one with only narrow ones less: gs_regwidth_store gives a launch's
+ * register file size (gs_ctx.nstore; cta.c allocates and clears that). Register prefetches (tsm.c) take
+ * each listed register's storage from gs_program.sb_off, which lies beside x->rd / x->wr.
+ *
+ * Why not split the slots themselves by width (the allocator keeping 32-bit and 64-bit registers apart):
+ * measured, it changes timing results (3 of benchmarks/identity.py's 21 launches), because the scoreboard
+ * works per slot and a different sharing of slots moves false dependences.
  */
 #ifndef GS_REGWIDTH_H
 #define GS_REGWIDTH_H
 #include "internal.h"
 
-#define GS_SLOT_N32 0x80000000u   /* in gs_program.slot_off: the slot has 32-bit lanes */
+#define GS_SLOT_N32 0x80000000u   /* in gs_program.sb_off: the register has 32-bit lanes */
 
 /* Contract: called once by gs_program_create after every instruction is decoded and bound, with
  * narrow_ok[i] != 0 iff instruction i's handler uses the width-aware accessors for all its registers.
- * Fills p->nslots, p->slot_off and every instruction's n32 / base32, and rewrites register offsets in
- * x->o, x->ops and x->mem_base. Returns 0, or -1 when out of host memory (nothing is narrowed then). */
+ * Fills p->nslots, p->sb_off, p->store_end, p->slot_why and every instruction's n32 / base32, and
+ * rewrites register offsets in x->o, x->ops and x->mem_base. Returns 0, or -1 when out of host memory
+ * (the program is unusable then). */
 int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok);
 
-/* Contract: the storage of slot s of warp register file R: its 64-bit lanes, or NULL if the slot is narrow
- * (then *n32 is its 32-bit lanes). For callers outside the handlers (prefetching, dumps). */
-static inline uint64_t *gs_slot_lanes(const gs_program *p, uint64_t *R, uint32_t s, uint32_t **n32) {
-    uint32_t o = p->slot_off ? p->slot_off[s] : s * GS_WARP;
-    if (o & GS_SLOT_N32) { *n32 = (uint32_t *)(R + (o & ~GS_SLOT_N32)); return NULL; }
-    *n32 = NULL;
-    return R + o;
-}
+/* Contract: the storage (32 x 64-bit blocks) a register file needs for slots [0, nslots) (constants
+ * included); nslots itself for a program without a layout (trace-driven kernels). */
+uint32_t gs_regwidth_store(const gs_program *p, uint32_t nslots);
 
 /* families whose handlers all use the accessors: 1 if h is such a handler (one per exec_*.c file that
  * has converted handlers) */
