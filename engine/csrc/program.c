@@ -38,7 +38,7 @@ static const struct {
     {gs_bind_ctrl, NULL}, {gs_bind_move, gs_n32_move}, {gs_bind_int, gs_n32_int},
     {gs_bind_bits, gs_n32_bits}, {gs_bind_float, gs_n32_float}, {gs_bind_half, NULL},
     {gs_bind_simd, NULL}, {gs_bind_sfu, gs_n32_sfu}, {gs_bind_cmp, gs_n32_cmp}, {gs_bind_cvt, gs_n32_cvt},
-    {gs_bind_mem, gs_n32_mem}, {gs_bind_atomic, NULL}, {gs_bind_warp, gs_n32_warp}, {gs_bind_wmma, NULL},
+    {gs_bind_mem, gs_n32_mem}, {gs_bind_atomic, NULL}, {gs_bind_warp, gs_n32_warp}, {gs_bind_wmma, gs_n32_wmma},
     {gs_bind_mma, NULL}, {gs_bind_ldmatrix, NULL}, {gs_bind_wgmma, NULL}, {gs_bind_async, NULL}};
 
 /* the handler for x, or NULL; *n32 (if given): whether it takes 32-bit register storage */

@@ -61,5 +61,6 @@ int gs_n32_bits(gs_handler h);
 int gs_n32_cvt(gs_handler h);
 int gs_n32_warp(gs_handler h);
 int gs_n32_sfu(gs_handler h);
+int gs_n32_wmma(gs_handler h);
 
 #endif
