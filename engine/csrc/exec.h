@@ -39,18 +39,18 @@ static inline const uint64_t *gs_src_(const gs_ctx *c, gs_warp *w, const gs_xins
  * register, and two destinations that may be the same register must be written in separate scopes (the
  * later scope's initial values are the earlier one's results). */
 static inline int gs_n32(const gs_xinst *x, int i) { return i < 32 && ((x->n32 >> i) & 1u); }
-static inline void gs_widen32(uint64_t *restrict d, const uint32_t *restrict s) {
-    for (int l = 0; l < GS_WARP; l++) d[l] = s[l];
-}
+/* out of line (regwidth.c): the widening and narrowing copies stay out of every handler's code (host i-cache) */
+void gs_widen32_lanes(uint64_t *restrict d, const uint32_t *restrict s);
+void gs_narrow32_lanes(uint32_t *restrict d, const uint64_t *restrict s);
 static inline const uint64_t *gs_in_(const gs_ctx *c, gs_warp *w, const gs_xinst *x, int i, uint64_t *buf) {
-    if (gs_n32(x, i)) { gs_widen32(buf, (const uint32_t *)(w->R + x->ops[i])); return buf; }
+    if (gs_n32(x, i)) { gs_widen32_lanes(buf, (const uint32_t *)(w->R + x->ops[i])); return buf; }
     return gs_src_(c, w, x, i);
 }
 typedef struct gs_out32 { uint32_t *to; uint64_t buf[GS_WARP]; } gs_out32;
 static inline uint64_t *gs_out_(gs_warp *w, const gs_xinst *x, int i, gs_out32 *o) {
     if (!gs_n32(x, i)) { o->to = NULL; return w->R + x->ops[i]; }
     o->to = (uint32_t *)(w->R + x->ops[i]);
-    gs_widen32(o->buf, o->to);
+    gs_widen32_lanes(o->buf, o->to);
     return o->buf;
 }
 static inline void gs_out_put(gs_out32 *o) {
@@ -65,8 +65,22 @@ static inline void gs_out_put(gs_out32 *o) {
         if (hi && !(hi == 0xffffffffu && (int32_t)o->buf[l] < 0)) __builtin_trap();
     }
 #endif
-    for (int l = 0; l < GS_WARP; l++) o->to[l] = (uint32_t)o->buf[l];
+    gs_narrow32_lanes(o->to, o->buf);
 }
+/* Fast paths on 32-bit lanes, for handlers whose type is at most 32 bits wide: gs_all32(x, dst, src) says
+ * that the destinations in mask dst are registers in 32-bit lanes and the sources in mask src are such
+ * registers or constants (read from the program's 32-bit copy of the constants, exact because the handler
+ * reads at most 32 bits of them); then gs_dst32 / gs_src32 give their 32-bit lanes. */
+static inline int gs_all32(const gs_xinst *x, uint32_t dst, uint32_t src) {
+    return (x->n32 & dst) == dst && ((x->n32 | x->k32) & src) == src;
+}
+static inline uint32_t *gs_dst32(gs_warp *w, const gs_xinst *x, int i) { return (uint32_t *)(w->R + x->ops[i]); }
+static inline const uint32_t *gs_src32_(const gs_ctx *c, gs_warp *w, const gs_xinst *x, int i) {
+    uint32_t o = x->ops[i];
+    return o < c->prog->nconst * GS_WARP ? c->prog->const32 + o : (const uint32_t *)(w->R + o);
+}
+#define gs_src32(w, x, i) gs_src32_(c, w, x, i)
+
 /* `const uint64_t *name` = source operand i; `uint64_t *name` = destination operand i */
 #define GS_IN(name, i) uint64_t name##_b32[GS_WARP]; const uint64_t *name = gs_in_(c, w, x, (i), name##_b32)
 #define GS_OUT(name, i) gs_out32 name##_o32 __attribute__((cleanup(gs_out_put))); \

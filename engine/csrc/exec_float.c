@@ -30,6 +30,13 @@ static inline float fma_f32_exact(float a, float b, float c) {
 #define F32_BIN(name, EXPR)                                                                        \
     GS_HANDLER(name##_rn) {                                                                        \
         (void)c;                                                                                   \
+        if (gs_all32(x, 1u, 6u)) {                /* registers in 32-bit lanes (regwidth.h) */     \
+            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
+            GS_VLANES(m, l, { float a = gs_f32(pa[l]), b = gs_f32(pb[l]);                          \
+                              d32[l] = (uint32_t)gs_res32(EXPR); });                               \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
         GS_VLANES(m, l, { float a = gs_f32(pa[l]), b = gs_f32(pb[l]); d[l] = gs_res32(EXPR); });   \
@@ -161,9 +168,28 @@ AVX2_FMA static inline void fma32_full(uint64_t *d, const uint64_t *pa, const ui
         st8(d + l, _mm256_blendv_epi8(ri, _mm256_set1_epi32(0x7fffffff), _mm256_castps_si256(nan)));
     }
 }
+/* the same on 32-bit lanes (registers in 32-bit lanes, constants from the program's 32-bit copy) */
+AVX2_FMA static inline void fma32_full32(uint32_t *d, const uint32_t *pa, const uint32_t *pb,
+                                         const uint32_t *pc, int ftz) {
+    for (int l = 0; l < GS_WARP; l += 8) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(pa + l)), b = _mm256_loadu_si256((const __m256i *)(pb + l));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(pc + l));
+        if (ftz) { a = ftz8(a); b = ftz8(b); c = ftz8(c); }
+        __m256 r = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(c));
+        __m256i ri = _mm256_castps_si256(r);
+        if (ftz) ri = ftz8(ri);
+        __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+        _mm256_storeu_si256((__m256i *)(d + l), _mm256_blendv_epi8(ri, _mm256_set1_epi32(0x7fffffff), _mm256_castps_si256(nan)));
+    }
+}
 #define FMA_HW AVX2_FMA
-#define FMA32_FULL(ftz) if (m == GS_FULL) { GS_OUT(d, 0); GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3); \
-                                            fma32_full(d, pa, pb, pc, ftz); return GS_X_NEXT; }
+#define FMA32_FULL(ftz) if (m == GS_FULL) {                                                        \
+        if (gs_all32(x, 1u, 14u)) {                                                                \
+            fma32_full32(gs_dst32(w, x, 0), gs_src32(w, x, 1), gs_src32(w, x, 2), gs_src32(w, x, 3), ftz); \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
+        GS_OUT(d, 0); GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);                                    \
+        fma32_full(d, pa, pb, pc, ftz); return GS_X_NEXT; }
 #else
 #define FMA_HW
 #define FMA32_FULL(ftz)

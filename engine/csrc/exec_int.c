@@ -40,6 +40,11 @@
 #define GEN_UN(fn, T_, U_, A_, W_, B_, EXPR)                                                         \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
+        if (NB <= 32 && gs_all32(x, 1u, 2u)) {   /* registers in 32-bit lanes (regwidth.h) */      \
+            uint32_t *d32 = gs_dst32(w, x, 0); const uint32_t *pa = gs_src32(w, x, 1);             \
+            GS_VLANES(m, l, { TT a = (TT)pa[l]; d32[l] = (uint32_t)(UT)(EXPR); });                 \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1);                                                                              \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; d[l] = (uint64_t)(UT)(EXPR); });                          \
@@ -48,6 +53,12 @@
 #define GEN_BIN(fn, T_, U_, A_, W_, B_, EXPR)                                                        \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
+        if (NB <= 32 && gs_all32(x, 1u, 6u)) {   /* registers in 32-bit lanes (regwidth.h) */      \
+            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
+            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; d32[l] = (uint32_t)(UT)(EXPR); });\
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; d[l] = (uint64_t)(UT)(EXPR); });          \
@@ -56,6 +67,13 @@
 #define GEN_TER(fn, T_, U_, A_, W_, B_, EXPR)                                                        \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
+        if (NB <= 32 && gs_all32(x, 1u, 14u)) {  /* registers in 32-bit lanes (regwidth.h) */      \
+            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2), *pc = gs_src32(w, x, 3);\
+            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; TT cc = (TT)pc[l];               \
+                              d32[l] = (uint32_t)(UT)(EXPR); });                                   \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);                                                  \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; TT cc = (TT)pc[l];                         \

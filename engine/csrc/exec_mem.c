@@ -157,6 +157,11 @@ GS_HANDLER(h_ld_fast32) {
     const uint64_t *a = w->maddr;
     for (int e = 0; e < n; e++) {
         if (x->ops[e] == 0xffffffffu) continue;
+        if (gs_n32(x, e)) {                        /* a register in 32-bit lanes (regwidth.h) */
+            uint32_t *d32 = gs_dst32(w, x, e);
+            GS_LANES(m, l, memcpy(&d32[l], base + a[l] + 4 * e, 4));
+            continue;
+        }
         GS_OUT(d, e);
         GS_LANES(m, l, { uint32_t v; memcpy(&v, base + a[l] + 4 * e, 4); d[l] = v; });
     }
@@ -171,6 +176,11 @@ GS_HANDLER(h_st_fast32) {
     record(w, m, (uint32_t)(4 * n), x->space, 1);
     const uint64_t *a = w->maddr;
     for (int e = 0; e < n; e++) {
+        if (gs_all32(x, 0, 1u << (1 + e))) {       /* a register in 32-bit lanes or a constant */
+            const uint32_t *s32 = gs_src32(w, x, 1 + e);
+            GS_LANES(m, l, memcpy(base + a[l] + 4 * e, &s32[l], 4));
+            continue;
+        }
         GS_IN(s, 1 + e);
         GS_LANES(m, l, { uint32_t v = (uint32_t)s[l]; memcpy(base + a[l] + 4 * e, &v, 4); });
     }

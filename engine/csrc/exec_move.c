@@ -4,8 +4,13 @@
 #include "exec.h"
 
 GS_HANDLER(h_mov) {
-    (void)c;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
+    if (mask <= 0xffffffffu && gs_all32(x, 1u, 2u)) {   /* registers in 32-bit lanes (regwidth.h) */
+        uint32_t *d32 = gs_dst32(w, x, 0);
+        const uint32_t *a32 = gs_src32(w, x, 1);
+        GS_LANES(m, l, d32[l] = a32[l] & (uint32_t)mask);
+        return GS_X_NEXT;
+    }
     GS_OUT(d, 0);
     GS_IN(a, 1);
     GS_LANES(m, l, d[l] = a[l] & mask);

@@ -90,7 +90,7 @@ static inline void frag_put(gs_warp *w, const gs_xinst *x, int i, int l, uint64_
 /* all 32 lanes of flat operand i as 64-bit values (a register in 32-bit lanes is widened into buf) */
 static inline const uint64_t *frag_in(const gs_warp *w, const gs_xinst *x, int i, uint64_t *buf) {
     if (!gs_n32(x, i)) return w->R + x->ops[i];
-    gs_widen32(buf, (const uint32_t *)(w->R + x->ops[i]));
+    gs_widen32_lanes(buf, (const uint32_t *)(w->R + x->ops[i]));
     return buf;
 }
 

@@ -66,6 +66,7 @@ struct gs_xinst {
     uint8_t mem32;            /* the base register is 32-bit: the address arithmetic wraps at 2^32 */
     uint8_t base32;           /* the base register is stored in 32-bit lanes (regwidth.h) */
     uint32_t n32;             /* bit i: flat operand i is a register stored in 32-bit lanes (regwidth.h) */
+    uint32_t k32;             /* bit i: flat operand i is a constant (readable in 32-bit lanes: const32) */
     /* timing: registers written and read (slot numbers; constants excluded), predicates */
     uint8_t ndst, nsrc;
     int32_t dst_slot[4], src_slot[6];
@@ -88,6 +89,7 @@ struct gs_program {
     uint32_t nfuncs;
     uint32_t nconst;          /* constant slots at the start of every register file */
     uint64_t *const_regs;     /* nconst * 32 values */
+    uint32_t *const32;        /* their low 32 bits, the same offsets in uint32 units (regwidth.h) */
     uint32_t nslots;          /* register slots, constants included (the timing model's numbering) */
     uint32_t *sb_off;         /* beside sb: each listed register's storage offset in w->R (uint64 units),
                                * | GS_SLOT_N32 if in 32-bit lanes (regwidth.h), for register prefetches */

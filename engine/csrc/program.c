@@ -259,7 +259,7 @@ int gs_inst_supported(const gs_ir_inst *ir, const gs_ir_opnd *opnds) {
 void gs_program_destroy(gs_program *p) {
     if (!p) return;
     free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
-    free(p->const_regs); free(p->const_bank); free(p->sb_off); free(p->store_end); free(p->slot_why);
+    free(p->const_regs); free(p->const_bank); free(p->sb_off); free(p->store_end); free(p->slot_why); free(p->const32);
     free(p->sass); free(p->sass_regs);
     free(p);
 }

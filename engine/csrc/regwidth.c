@@ -1,6 +1,7 @@
 /* regwidth.c — 32-bit register storage: which registers, and the register file layout (see regwidth.h). */
 #include <stdlib.h>
 #include "regwidth.h"
+#include "exec.h"
 
 /* runs BODY for every register operand of x, in flat order (the same walk as gs_program_create's
  * decoding: vector elements expanded, a MEM operand's base counted as the MEM operand's flat entry),
@@ -43,10 +44,12 @@ int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
     uint32_t *end = malloc(n1 * sizeof *end);
     uint16_t *why = malloc(n1 * sizeof *why);
     uint32_t *sbo = malloc((p->nopnds ? p->nopnds : 1) * sizeof *sbo);
-    if (!uses || !narrow || !off32 || !off64 || !end || !why || !sbo) {
-        free(uses); free(narrow); free(off32); free(off64); free(end); free(why); free(sbo);
+    uint32_t *k32 = malloc((p->nconst ? p->nconst : 1) * GS_WARP * sizeof *k32);
+    if (!uses || !narrow || !off32 || !off64 || !end || !why || !sbo || !k32) {
+        free(uses); free(narrow); free(off32); free(off64); free(end); free(why); free(sbo); free(k32);
         return -1;
     }
+    for (uint32_t k = 0; k < p->nconst * GS_WARP; k++) k32[k] = (uint32_t)p->const_regs[k];
 #ifdef GS_REG32_OFF
     memset(narrow, 0, n1);
 #else
@@ -93,6 +96,17 @@ int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
         uint32_t nrd = 0, nwr = 0;
         x->n32 = 0;
         x->base32 = 0;
+        x->k32 = 0;
+        uint32_t nf = 0;                          /* constants: the flat operands of kind IMM */
+        for (uint32_t j = x->ir->opnd, t = 0; t < x->ir->nopnd && j < p->nopnds; t++) {
+            uint32_t nel = p->opnds[j].kind == GS_OK_VEC ? p->opnds[j].n : 0;
+            for (uint32_t e = 0; e <= nel; e++) {
+                if (p->opnds[j + e].kind == GS_OK_VEC) continue;
+                if (p->opnds[j + e].kind == GS_OK_IMM && nf < 32) x->k32 |= 1u << nf;
+                nf++;
+            }
+            j += 1 + nel;
+        }
         WALK_REGS(p, x, {
             uint32_t tagged = wide ? off64[s] : off32[s], o = tagged & ~GS_SLOT_N32;
             int n32 = (tagged & GS_SLOT_N32) != 0;
@@ -110,7 +124,16 @@ int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
     p->store_end = end;
     p->slot_why = why;
     p->sb_off = sbo;
+    free(p->const32);
+    p->const32 = k32;
     return 0;
+}
+
+void gs_widen32_lanes(uint64_t *restrict d, const uint32_t *restrict s) {
+    for (int l = 0; l < GS_WARP; l++) d[l] = s[l];
+}
+void gs_narrow32_lanes(uint32_t *restrict d, const uint64_t *restrict s) {
+    for (int l = 0; l < GS_WARP; l++) d[l] = (uint32_t)s[l];
 }
 
 uint32_t gs_regwidth_store(const gs_program *p, uint32_t nslots) {
