@@ -11,9 +11,15 @@
 #define GEN_LOGIC(fn, MASK, EXPR)                                                                  \
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
+        const uint64_t MK = (MASK);                                                                \
+        if (MK <= 0xffffffffu && gs_all32(x, 1u, x->nops > 2 ? 6u : 2u)) {  /* 32-bit lanes */     \
+            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, x->nops > 2 ? 2 : 1);     \
+            GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d32[l] = (uint32_t)((EXPR) & MK); }); \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, x->nops > 2 ? 2 : 1);                                              \
-        const uint64_t MK = (MASK);                                                                \
         GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d[l] = (EXPR) & MK; });          \
         return GS_X_NEXT;                                                                          \
     }
@@ -48,6 +54,12 @@ GS_HANDLER(h_pred_logic) {
 #define GEN_SHIFT(fn, T, U, BITS, EXPR)                                                            \
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
+        if (BITS <= 32 && gs_all32(x, 1u, 6u)) {  /* registers in 32-bit lanes (regwidth.h) */     \
+            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
+            GS_VLANES(m, l, { T a = (T)pa[l]; uint32_t n = pb[l]; d32[l] = (uint32_t)(U)(EXPR); }); \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
         GS_VLANES(m, l, { T a = (T)pa[l]; uint32_t n = (uint32_t)pb[l]; d[l] = (uint64_t)(U)(EXPR); }); \

@@ -138,8 +138,15 @@ static inline uint32_t pack_bytes(const uint8_t t[GS_WARP]) {
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
         int two = x->ir->ndst == 2;                                                                \
-        GS_IN(pa, two ? 2 : 1); GS_IN(pb, two ? 3 : 2);                                            \
         uint32_t r = 0;                                                                            \
+        if (sizeof(T) <= 4 && m == GS_FULL && gs_all32(x, 0, two ? 12u : 6u)) {                  \
+            const uint32_t *pa = gs_src32(w, x, two ? 2 : 1), *pb = gs_src32(w, x, two ? 3 : 2);   \
+            uint8_t t[GS_WARP];    /* registers in 32-bit lanes (regwidth.h), constants */         \
+            for (int l = 0; l < GS_WARP; l++) { T a = RD(pa[l]), b = RD(pb[l]); t[l] = (EXPR); }  \
+            r = pack_bytes(t);                                                                     \
+            return setp_write(w, x, m, r, ~r);                                                     \
+        }                                                                                          \
+        GS_IN(pa, two ? 2 : 1); GS_IN(pb, two ? 3 : 2);                                            \
         if (m == GS_FULL) {                                                                        \
             uint8_t t[GS_WARP];                                                                    \
             for (int l = 0; l < GS_WARP; l++) { T a = RD(pa[l]), b = RD(pb[l]); t[l] = (EXPR); }  \
@@ -201,10 +208,15 @@ GS_HANDLER(h_set) {
  * selp, slct
  * --------------------------------------------------------------------------------------------- */
 GS_HANDLER(h_selp) {
-    (void)c;
+    uint32_t p = gs_pred(w, x->ops[3]);
+    if (gs_type_bits(x->type) <= 32 && gs_all32(x, 1u, 6u)) {   /* registers in 32-bit lanes (regwidth.h) */
+        uint32_t *d32 = gs_dst32(w, x, 0);
+        const uint32_t *a32 = gs_src32(w, x, 1), *b32 = gs_src32(w, x, 2);
+        GS_LANES(m, l, d32[l] = ((p >> l) & 1) ? a32[l] : b32[l]);
+        return GS_X_NEXT;
+    }
     GS_OUT(d, 0);
     GS_IN(pa, 1); GS_IN(pb, 2);
-    uint32_t p = gs_pred(w, x->ops[3]);
     GS_LANES(m, l, d[l] = ((p >> l) & 1) ? pa[l] : pb[l]);
     return GS_X_NEXT;
 }
