@@ -55,9 +55,24 @@ static inline uint64_t int_result(int64_t v, int db, int ds, int rb) {
 /* ---------------------------------------------------------------------------------------------
  * int -> int
  * --------------------------------------------------------------------------------------------- */
-GS_HANDLER(h_cvt_s64_s32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+/* (a source in 32-bit lanes or a constant is read as such: these read its low 32 bits) */
+GS_HANDLER(h_cvt_s64_s32) {
+    if (!gs_n32(x, 0) && gs_all32(x, 0, 2u)) {
+        uint64_t *d = w->R + x->ops[0];
+        const uint32_t *a = gs_src32(w, x, 1);
+        GS_VLANES(m, l, d[l] = (uint64_t)(int64_t)(int32_t)a[l]);
+        return GS_X_NEXT;
+    }
+    GS_OUT(d, 0); GS_IN(a, 1);
     GS_VLANES(m, l, d[l] = (uint64_t)(int64_t)(int32_t)a[l]); return GS_X_NEXT; }
-GS_HANDLER(h_cvt_lo32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_lo32) {
+    if (gs_all32(x, 0, 2u)) {
+        const uint32_t *a = gs_src32(w, x, 1);
+        if (gs_n32(x, 0)) { uint32_t *d = gs_dst32(w, x, 0); GS_VLANES(m, l, d[l] = a[l]); }
+        else { uint64_t *d = w->R + x->ops[0]; GS_VLANES(m, l, d[l] = a[l]); }
+        return GS_X_NEXT;
+    }
+    GS_OUT(d, 0); GS_IN(a, 1);
     GS_VLANES(m, l, d[l] = (uint32_t)a[l]); return GS_X_NEXT; }
 
 GS_HANDLER(h_cvt_ii) {

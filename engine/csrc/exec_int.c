@@ -84,6 +84,13 @@
 #define GEN_WIDE(fn, T_, U_, A_, W_, B_, EXPR)                                                       \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
+        if (NB <= 32 && !gs_n32(x, 0) && gs_all32(x, 0, 6u) && x->nops <= 3) {  /* 32-bit sources */\
+            uint64_t *d = w->R + x->ops[0];                                                        \
+            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
+            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; WT cc = 0; (void)cc;             \
+                              d[l] = gs_width_mask(2 * NB) & (uint64_t)(EXPR); });                 \
+            return GS_X_NEXT;                                                                      \
+        }                                                                                          \
         GS_OUT(d, 0);                                                                              \
         GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
         uint64_t pc_b32[GS_WARP]; const uint64_t *pc = x->nops > 3 ? gs_in_(c, w, x, 3, pc_b32) : pa; \

@@ -22,8 +22,21 @@ GS_HANDLER(h_mov) {
  * on every lane (all but the lane ids and lane masks) are read once; the rest per lane. */
 GS_HANDLER(h_mov_sreg) {
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    GS_OUT(d, 0);
     int sr = (int)x->ops[1];
+    if (gs_n32(x, 0)) {                           /* a register in 32-bit lanes (regwidth.h; mask <= 32 bits) */
+        uint32_t *d = gs_dst32(w, x, 0);
+        if (sr == GS_SR_TID_X || sr == GS_SR_TID_Y || sr == GS_SR_TID_Z) {
+            const uint32_t *t = &w->tid[(sr - GS_SR_TID_X) * GS_WARP];
+            GS_LANES(m, l, d[l] = t[l] & (uint32_t)mask);
+        } else if (sr == GS_SR_LANEID || (sr >= GS_SR_LANEMASK_EQ && sr <= GS_SR_LANEMASK_GE)) {
+            GS_LANES(m, l, d[l] = (uint32_t)(gs_sreg_read(c, w, sr, l) & mask));
+        } else {
+            uint32_t v = (uint32_t)(gs_sreg_read(c, w, sr, 0) & mask);
+            GS_LANES(m, l, d[l] = v);
+        }
+        return GS_X_NEXT;
+    }
+    GS_OUT(d, 0);
     switch (sr) {
     case GS_SR_TID_X: case GS_SR_TID_Y: case GS_SR_TID_Z: {
         const uint32_t *t = &w->tid[(sr - GS_SR_TID_X) * GS_WARP];
