@@ -65,8 +65,8 @@ int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
             if (!wide && (!ok || (!is_base && fi >= 32))) { narrow[s] = 0; why[s] = x->op; }
         });
     }
-    /* (2) layout: constants, then per slot its 64-bit class's storage and its 32-bit class's, two narrow
-     * ones sharing a 32 x 64-bit block */
+    /* (2) layout: constants, then per slot one 32 x 64-bit block, shared by its two classes, or for a slot
+     * of 32-bit registers only in 32-bit lanes, half a block (two such slots share one) */
     uint32_t next = p->nconst * GS_WARP, half = 0xffffffffu;
     for (uint32_t s = 0; s < nslots; s++) {
         off32[s] = off64[s] = s * GS_WARP;
@@ -78,8 +78,12 @@ int gs_regwidth_layout(gs_program *p, const uint8_t *narrow_ok) {
             next += GS_WARP;
         } else if (s >= p->nconst) {
             if (!(uses[s] & USES_32)) why[s] = GS_N32_DECLARED;
-            if (uses[s] & USES_64) { off64[s] = next; next += GS_WARP; }
-            if (uses[s] & USES_32) {
+            if (uses[s] & USES_64) {
+                /* both classes overlay one block: their registers are never live at once */
+                off64[s] = next;
+                off32[s] = next | (narrow[s] ? GS_SLOT_N32 : 0);
+                next += GS_WARP;
+            } else if (uses[s] & USES_32) {
                 if (!narrow[s]) { off32[s] = next; next += GS_WARP; }
                 else if (half != 0xffffffffu) { off32[s] = half | GS_SLOT_N32; half = 0xffffffffu; }
                 else { off32[s] = next | GS_SLOT_N32; half = next + GS_WARP / 2; next += GS_WARP; }

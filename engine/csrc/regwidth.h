@@ -8,26 +8,30 @@
  * Rule (decided when the program is loaded, so it holds by construction). The allocator (engine/ptx/regalloc.py)
  * lets registers with disjoint lifetimes share a slot, 32-bit and 64-bit ones alike, and the timing model
  * numbers registers by slot (scoreboard, x->rd / x->wr, dst_slot, src_slot: that numbering and so every
- * timing result is unchanged here). Storage is chosen per slot and width class instead: a slot's registers
- * declared at most 32 bits wide (operand n in 1..32) get one storage, its wider ones (or of unknown width,
- * n = 0) another. That is exact because a register is always named with its own declared width and two
- * registers of one slot are never live at once (the allocator's guarantee), so no value passes from one to
- * the other through the slot. A slot named by any operand of unknown width (n = 0: the SASS loop unroller's
- * guard instructions, engine/sass/unroll.py) is not split: one 64-bit storage for all its registers. A slot's 32-bit class is stored in 32-bit lanes iff every operand naming a
+ * timing result is unchanged here). Storage widths are chosen per slot and width class instead: a slot's
+ * registers declared at most 32 bits wide (operand n in 1..32) form one class, its wider ones (or of unknown
+ * width, n = 0) another. Giving the classes different lane widths is exact because a register is always
+ * named with its own declared width and two registers of one slot are never live at once (the allocator's
+ * guarantee), so no value passes from one to the other through the slot. A slot named by any operand of
+ * unknown width (n = 0: the SASS loop unroller's guard instructions, engine/sass/unroll.py) keeps 64-bit
+ * lanes for all its registers. A slot's 32-bit class is stored in 32-bit lanes iff every operand naming a
  * register of it belongs to an instruction whose handler reads and writes registers through exec.h's
- * width-aware accessors (GS_IN, GS_OUT, gs_base_lane: the binders' families say which, gs_n32_<family>)
- * and is among the instruction's first 32 flat operands (x->n32 is 32 bits). The engine keeps every
- * register zero-extended from its declared width, so such values fit in 32 bits and reading one back
- * widened gives the 64-bit value exactly (builds with -DGS_REG32_CHECK trap if one ever does not). A
+ * width-aware accessors (GS_IN, GS_OUT, gs_base_lane, gs_all32's fast paths: the binders' families say
+ * which, gs_n32_<family>) and is among the instruction's first 32 flat operands (x->n32 is 32 bits). The
+ * engine keeps a register's value within its declared width (one exception, exec.h's GS_REG32_CHECK note:
+ * sign-extended immediates, whose upper half no reader looks at), so it fits in 32 bits and reading it back
+ * widened gives every reader the value it reads now (builds with -DGS_REG32_CHECK trap otherwise). A
  * handler outside the converted families never sees a register in 32-bit lanes. No fixpoint is needed:
  * each operand's width is its own (x->n32), so one instruction's operands do not constrain each other.
  *
- * Layout: the constant slots first (unchanged), then per slot in slot order its 64-bit class (a 32 x
- * 64-bit block) and its 32-bit class (a block, or half of one: two narrow registers share a block).
- * Offsets stay in uint64 units (a narrow register starts at a multiple of 16). A slot with both classes
- * takes more storage than before, one with only narrow ones less: gs_regwidth_store gives a launch's
- * register file size (gs_ctx.nstore; cta.c allocates and clears that). Register prefetches (tsm.c) take
- * each listed register's storage from gs_program.sb_off, which lies beside x->rd / x->wr.
+ * Layout: the constant slots first (unchanged), then the slots in slot order: a slot with registers wider
+ * than 32 bits keeps its 32 x 64-bit block, which its 32-bit registers overlay (in 32-bit lanes, the block's
+ * first two lines, when narrow; the two classes are never live at once, as above); a slot of 32-bit
+ * registers only, when narrow, takes half a block (two such slots share one). Offsets stay in uint64 units
+ * (a narrow register starts at a multiple of 16) and never exceed the slot's old one (slot * 32), so the
+ * register file never grows: gs_regwidth_store gives a launch's size (gs_ctx.nstore; cta.c allocates and
+ * clears that). Register prefetches (tsm.c) take each listed register's storage from gs_program.sb_off,
+ * which lies beside x->rd / x->wr (a slot's registers may have different storage).
  *
  * Why not split the slots themselves by width (the allocator keeping 32-bit and 64-bit registers apart):
  * measured, it changes timing results (3 of benchmarks/identity.py's 21 launches), because the scoreboard
