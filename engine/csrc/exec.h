@@ -80,6 +80,13 @@ static inline const uint32_t *gs_src32_(const gs_ctx *c, gs_warp *w, const gs_xi
     return o < c->prog->nconst * GS_WARP ? c->prog->const32 + o : (const uint32_t *)(w->R + o);
 }
 #define gs_src32(w, x, i) gs_src32_(c, w, x, i)
+/* the low 32 bits of source operand i's 32 lanes, into out (from whichever storage it has) */
+static inline void gs_low32_(const gs_ctx *c, gs_warp *w, const gs_xinst *x, int i, uint32_t *out) {
+    if (i < 32 && gs_all32(x, 0, 1u << i)) { memcpy(out, gs_src32_(c, w, x, i), GS_WARP * sizeof *out); return; }
+    const uint64_t *s = gs_src_(c, w, x, i);
+    for (int l = 0; l < GS_WARP; l++) out[l] = (uint32_t)s[l];
+}
+#define gs_low32(w, x, i, out) gs_low32_(c, w, x, i, out)
 
 /* `const uint64_t *name` = source operand i; `uint64_t *name` = destination operand i */
 #define GS_IN(name, i) uint64_t name##_b32[GS_WARP]; const uint64_t *name = gs_in_(c, w, x, (i), name##_b32)

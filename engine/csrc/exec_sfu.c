@@ -106,7 +106,12 @@ __attribute__((always_inline)) static inline uint64_t exp2_bits(uint32_t u) {
 
 /* ex2.approx{.ftz}.f32, the common special function (softmax) */
 GS_HANDLER(h_ex2_approx_f32) {
-    (void)c;
+    if (gs_all32(x, 1u, 2u)) {                    /* registers in 32-bit lanes (regwidth.h) */
+        uint32_t *d32 = gs_dst32(w, x, 0);
+        const uint32_t *a32 = gs_src32(w, x, 1);
+        GS_VLANES(m, l, d32[l] = (uint32_t)exp2_bits(a32[l]));
+        return GS_X_NEXT;
+    }
     GS_OUT(d, 0);
     GS_IN(pa, 1);
     GS_VLANES(m, l, d[l] = exp2_bits((uint32_t)pa[l]));

@@ -46,14 +46,15 @@ GS_HANDLER(h_shfl) {
     int two = x->ir->ndst == 2;
     int k = two ? 2 : 1;
     if (members(c, w, x, m, k + 3)) return GS_X_FAULT;
-    GS_OUT(d, 0);
-    GS_IN(pa, k); GS_IN(pb, k + 1); GS_IN(pc, k + 2);
-    uint32_t src[GS_WARP], out[GS_WARP];
-    for (int l = 0; l < GS_WARP; l++) src[l] = (uint32_t)pa[l];   /* before d (may alias a) changes */
+    /* every operand is read at 32 bits, whatever its storage (regwidth.h) */
+    uint32_t src[GS_WARP], pb[GS_WARP], pc[GS_WARP], out[GS_WARP];
+    gs_low32(w, x, k, src);                       /* before d (may alias a) changes */
+    gs_low32(w, x, k + 1, pb);
+    gs_low32(w, x, k + 2, pc);
     uint32_t valid = 0;
     GS_LANES(m, l, {
         int32_t bval = (int32_t)(pb[l] & 31u);
-        uint32_t cc = (uint32_t)pc[l];
+        uint32_t cc = pc[l];
         int32_t segmask = (int32_t)((cc >> 8) & 31u);
         int32_t maxlane = (l & segmask) | ((int32_t)(cc & 31u) & ~segmask);
         int32_t minlane = l & segmask;
@@ -68,7 +69,13 @@ GS_HANDLER(h_shfl) {
         out[l] = src[ok ? j : l];
         valid |= (uint32_t)ok << l;
     });
-    GS_LANES(m, l, d[l] = out[l]);
+    if (gs_n32(x, 0)) {
+        uint32_t *d32 = gs_dst32(w, x, 0);
+        GS_LANES(m, l, d32[l] = out[l]);
+    } else {
+        uint64_t *d = w->R + x->ops[0];
+        GS_LANES(m, l, d[l] = out[l]);
+    }
     if (two && x->ops[1] != NO_SLOT) gs_pred_write(w, x->ops[1], valid, m);
     return GS_X_NEXT;
 }
