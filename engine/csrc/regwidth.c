@@ -141,7 +141,7 @@ void gs_narrow32_lanes(uint32_t *restrict d, const uint64_t *restrict s) {
 }
 
 uint32_t gs_regwidth_store(const gs_program *p, uint32_t nslots) {
-    if (!p->store_end || nslots == 0) return nslots;
+    if (!p->store_end || nslots == 0 || p->nslots == 0) return nslots;
     return p->store_end[(nslots < p->nslots ? nslots : p->nslots) - 1] / GS_WARP;
 }
 
