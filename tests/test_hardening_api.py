@@ -157,8 +157,10 @@ def test_sweep_requests_are_bounded_and_name_the_field(app):
         ({"cases": cases, "sets": [], "config": ["h200"]}, "unknown config ['h200']; known: "),
         ({"cases": cases, "sets": [], "config": "/etc/passwd"}, "unknown config '/etc/passwd'; known: "),
         ({"cases": cases, "sets": [], "config": "../configs/h200.toml"}, "unknown config '../configs/h200.toml'; "),
-        ({"cases": cases * 65, "sets": []}, "'cases' must be a non-empty list of at most 64 validation case names"),
-        ({"cases": ["x" * 2001], "sets": []}, "'cases' must be a non-empty list of at most 64"),
+        ({"cases": cases * 65, "sets": []}, "'cases' must be a list of at most 64 validation case names"),
+        ({"cases": ["x" * 2001], "sets": []}, "'cases' must be a list of at most 64"),
+        ({"bundles": ["bundle:x"] * 65, "sets": []}, "'bundles' must be a list of at most 64 bundle workload ids"),
+        ({"bundles": ["../../etc/passwd"], "sets": []}, "'../../etc/passwd' is not a bundle (validation cases go in"),
         ({"cases": cases, "sets": ["l2.size_kib=1"] * 17}, "'sets' must be a list of at most 16 strings"),
         ({"cases": cases, "sets": ["gpu.num_sms=" + "1," * 1000]}, "'sets' must be a list of at most 16 strings like "
                                                                   "'l2.size_kib=30720,61440' (each at most 2000"),

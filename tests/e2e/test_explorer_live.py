@@ -9,7 +9,9 @@ from webapp.store import runfile
 
 
 def test_a_running_run_opens_at_once_and_grows_live(page, server, shot):
-    r = server.post("/api/runs", json={"workload": "case:relu_4M", "config": "h200", "record_sms": "0-3",
+    # relu_16M: long enough (~90,000 cycles) that the checks below see it still simulating; relu_4M's ~23,600
+    # cycles could finish between them once the engine got faster
+    r = server.post("/api/runs", json={"workload": "case:relu_16M", "config": "h200", "record_sms": "0-3",
                                        "name": "live relu"})
     assert r.status_code == 201, r.text
     run_id = r.json()["id"]
@@ -22,7 +24,7 @@ def test_a_running_run_opens_at_once_and_grows_live(page, server, shot):
     seen = page.evaluate("() => window.__simtscope.state.get().b")
     expect(page.locator("[data-testid=live]")).to_contain_text("simulating")
     expect(page.locator("[data-testid=run-title]")).to_contain_text("running")
-    expect(page.locator("[data-testid=summary-pending]")).to_contain_text(re.compile(r"Simulating: cycle [1-9][\d,]*, \d+/16384 CTAs"))
+    expect(page.locator("[data-testid=summary-pending]")).to_contain_text(re.compile(r"Simulating: cycle [1-9][\d,]*, \d+/65536 CTAs"))
     page.wait_for_timeout(400)
     assert not re.search(r"[?&]b=", page.url), page.url
     shot(page, "live-running")
