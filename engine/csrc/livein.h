@@ -3,8 +3,9 @@
  * A warp's register file starts as zeros: a thread that reads a register it never wrote reads 0, and
  * results depend on that. Clearing the whole file at every CTA start was 5.6 % of a wmma GEMM's host
  * instructions, though most slots are written before anything reads them. gs_livein_compute finds, per
- * entry function, the slots that can be read before they are written, and cta.c clears only those (a
- * fresh register file is still cleared whole). A slot is in the set when
+ * entry function, the slots that can be read before they are written, and cta.c clears only those, in a
+ * fresh register file too (its other slots hold whatever the heap left: nothing reads them first).
+ * A slot is in the set when
  *   (a) some thread may read it before writing it on some path from the entry: live at the entry, by a
  *       backward dataflow over the function's instructions, in which only instructions that read and
  *       write nothing but their own lane's registers (GS_LANE_LOCAL below) read or write; a guarded one
