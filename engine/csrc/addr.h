@@ -17,13 +17,6 @@ static inline uint64_t gs_opnd_addr(const gs_warp *w, const gs_ir_opnd *o, uint3
     return o->n == 32 ? (uint32_t)a : a;
 }
 
-/* gs_opnd_addr for the instruction's MEM operand o, whose base may be in 32-bit lanes (regwidth.h) */
-static inline uint64_t gs_opnd_addr_x(const gs_warp *w, const gs_xinst *x, const gs_ir_opnd *o, int l) {
-    if (o->reg < 0 || x->mem_base < 0) return (uint64_t)o->imm;
-    uint64_t a = gs_base_lane(w, x, l) + (uint64_t)o->imm;
-    return o->n == 32 ? (uint32_t)a : a;
-}
-
 /* the instruction's MEM operand (the last one if several): its IR record */
 static inline const gs_ir_opnd *gs_mem_opnd(const gs_xinst *x) {
     const gs_ir_opnd *found = NULL, *o = x->irops;
@@ -38,11 +31,6 @@ static inline const gs_ir_opnd *gs_mem_opnd(const gs_xinst *x) {
 static inline void gs_lane_addrs(gs_warp *w, const gs_xinst *x, uint32_t m) {
     const gs_ir_opnd *o = gs_mem_opnd(x);
     uint32_t slot = x->mem_base >= 0 ? (uint32_t)x->mem_base : 0xffffffffu;
-    if (x->base32 && o->reg >= 0) {            /* a base in 32-bit lanes (regwidth.h; n <= 32) */
-        const uint32_t *b = (const uint32_t *)(w->R + slot);
-        GS_LANES(m, l, w->maddr[l] = o->n == 32 ? (uint32_t)(b[l] + (uint64_t)o->imm) : b[l] + (uint64_t)o->imm);
-        return;
-    }
     GS_LANES(m, l, w->maddr[l] = gs_opnd_addr(w, o, slot, l));
 }
 

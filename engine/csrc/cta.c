@@ -36,20 +36,19 @@ static void warp_tids(gs_warp *w, uint32_t first, const uint32_t block[3]) {
     }
 }
 
-/* The storage of the slots of w's register file (nslots 32 x 64-bit blocks) that the function's threads may read
- * before writing them, zeroed (livein.h): what a file, fresh or left by the previous CTA, must look like for
- * results to be those of a cleared one; nothing reads the other slots before writing them */
+/* The slots of w's register file (nslots) that the function's threads may read before writing them, zeroed
+ * (livein.h): what a file, fresh or left by the previous CTA, must look like for results to be those of a
+ * cleared one; nothing reads the other slots before writing them */
 static void clear_live_in(gs_warp *w, const gs_program *p, int32_t func, uint32_t nslots) {
     if (!p->clr_runs) {
         memset(w->R + (size_t)p->nconst * GS_WARP, 0, (size_t)(nslots - p->nconst) * GS_WARP * sizeof *w->R);
         return;
     }
-    uint64_t total = (uint64_t)nslots * GS_WARP;
     for (uint32_t k = p->clr_first[func]; k < p->clr_first[func + 1]; k++) {
         const gs_slot_run *r = &p->clr_runs[k];
-        if (r->first >= total) continue;
-        uint64_t n = r->n < total - r->first ? r->n : total - r->first;
-        memset(w->R + r->first, 0, (size_t)n * sizeof *w->R);
+        if (r->first >= nslots) break;
+        uint32_t n = r->n < nslots - r->first ? r->n : nslots - r->first;
+        memset(w->R + (size_t)r->first * GS_WARP, 0, (size_t)n * GS_WARP * sizeof *w->R);
     }
 }
 
@@ -59,7 +58,7 @@ int gs_cta_init(gs_cta *cta, gs_ctx *c, const uint32_t id[3], gs_fault *fault) {
     uint32_t nthreads = d->block[0] * d->block[1] * d->block[2];
     uint32_t nwarps = (nthreads + GS_WARP - 1) / GS_WARP;
     uint32_t shared = f->shared_bytes + d->dyn_shared_bytes;
-    uint32_t nslots = c->nstore;   /* 32 x 64-bit blocks (regwidth.h: 32-bit registers take half a block) */
+    uint32_t nslots = c->nregs_total;
     size_t regbytes = (size_t)nslots * GS_WARP * sizeof(uint64_t);
     size_t cbytes = (size_t)c->prog->nconst * GS_WARP * sizeof(uint64_t);
     bool reuse = cta->warps && cta->nwarps == nwarps && cta->shared_bytes == shared &&

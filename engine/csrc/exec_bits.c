@@ -4,22 +4,15 @@
  * Shift amounts are unsigned 32-bit values; amounts >= the width give 0 (shl, shr.u/.b) or the
  * replicated sign bit (shr.s), as PTX defines (not C's undefined behaviour).
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 
 /* ---- and/or/xor/not/cnot on b16/b32/b64 (the 64-bit slot op masked to the width) ---- */
 #define GEN_LOGIC(fn, MASK, EXPR)                                                                  \
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, x->nops > 2 ? 2 : 1);             \
         const uint64_t MK = (MASK);                                                                \
-        if (MK <= 0xffffffffu && gs_all32(x, 1u, x->nops > 2 ? 6u : 2u)) {  /* 32-bit lanes */     \
-            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, x->nops > 2 ? 2 : 1);     \
-            GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d32[l] = (uint32_t)((EXPR) & MK); }); \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, x->nops > 2 ? 2 : 1);                                              \
         GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d[l] = (EXPR) & MK; });          \
         return GS_X_NEXT;                                                                          \
     }
@@ -54,14 +47,8 @@ GS_HANDLER(h_pred_logic) {
 #define GEN_SHIFT(fn, T, U, BITS, EXPR)                                                            \
     GS_HANDLER(fn) {                                                                               \
         (void)c;                                                                                   \
-        if (BITS <= 32 && gs_all32(x, 1u, 6u)) {  /* registers in 32-bit lanes (regwidth.h) */     \
-            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
-            GS_VLANES(m, l, { T a = (T)pa[l]; uint32_t n = pb[l]; d32[l] = (uint32_t)(U)(EXPR); }); \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { T a = (T)pa[l]; uint32_t n = (uint32_t)pb[l]; d[l] = (uint64_t)(U)(EXPR); }); \
         return GS_X_NEXT;                                                                          \
     }
@@ -80,8 +67,8 @@ GEN_SHIFT(h_shr_s64, int64_t, uint64_t, 64, a >> (n > 63 ? 63 : n))
 GS_HANDLER(h_shf) {
     (void)c;
     int right = (x->flags & GS_F_SHIFT_RIGHT) != 0, clamp = (x->flags & GS_F_CLAMP) != 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t v = ((uint64_t)(uint32_t)pb[l] << 32) | (uint32_t)pa[l];
         uint32_t n = (uint32_t)pc[l];
@@ -92,14 +79,14 @@ GS_HANDLER(h_shf) {
 }
 
 /* ---- popc, clz, brev (b32/b64; popc and clz give u32) ---- */
-GS_HANDLER(h_popc32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_popc32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = (uint32_t)__builtin_popcount((uint32_t)a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_popc64) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_popc64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = (uint32_t)__builtin_popcountll(a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_clz32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_clz32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { uint32_t v = (uint32_t)a[l]; d[l] = v ? (uint32_t)__builtin_clz(v) : 32u; });
     return GS_X_NEXT; }
-GS_HANDLER(h_clz64) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_clz64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { uint64_t v = a[l]; d[l] = v ? (uint32_t)__builtin_clzll(v) : 64u; });
     return GS_X_NEXT; }
 static inline uint32_t rev32(uint32_t v) {
@@ -108,9 +95,9 @@ static inline uint32_t rev32(uint32_t v) {
     v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
     return __builtin_bswap32(v);
 }
-GS_HANDLER(h_brev32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_brev32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = rev32((uint32_t)a[l])); return GS_X_NEXT; }
-GS_HANDLER(h_brev64) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_brev64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = ((uint64_t)rev32((uint32_t)a[l]) << 32) | rev32((uint32_t)(a[l] >> 32)));
     return GS_X_NEXT; }
 
@@ -120,8 +107,8 @@ GS_HANDLER(h_brev64) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
 GS_HANDLER(h_bfind) {
     (void)c;
     int bits = gs_type_bits(x->type), s = gs_type_is_signed(x->type), amt = x->aux == 1;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = pa[l] & gs_width_mask(bits);
         if (s && ((v >> (bits - 1)) & 1)) v = ~v & gs_width_mask(bits);
@@ -139,8 +126,8 @@ GS_HANDLER(h_bfind) {
  * (upwards for offset > 0, downwards for offset < 0; offset 0 tests bit base), else 0xffffffff. */
 GS_HANDLER(h_fns) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pm, 1); GS_IN(pb, 2); GS_IN(po, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pm = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *po = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint32_t mask = (uint32_t)pm[l], base = (uint32_t)pb[l];
         int32_t off = (int32_t)po[l];
@@ -170,8 +157,8 @@ GS_HANDLER(h_bfe) {
     (void)c;
     int bits = gs_type_bits(x->type), s = gs_type_is_signed(x->type), msb = bits - 1;
     uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t a = pa[l] & gs_width_mask(bits);
         uint32_t pos = (uint32_t)pb[l] & fm, len = (uint32_t)pc[l] & fm;
@@ -197,8 +184,9 @@ GS_HANDLER(h_bfi) {
     (void)c;
     int bits = gs_type_bits(x->type), msb = bits - 1;
     uint32_t fm = bits == 32 ? 0xffu : 0xffffffffu;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3); GS_IN(pd, 4);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3),
+                   *pd = gs_opr(w, x, 4);
     GS_LANES(m, l, {
         uint64_t a = pa[l], b = pb[l] & gs_width_mask(bits);
         uint32_t pos = (uint32_t)pc[l] & fm, len = (uint32_t)pd[l] & fm;
@@ -228,8 +216,8 @@ static const uint8_t PRMT_MODES[7][4][4] = {
 GS_HANDLER(h_prmt) {
     (void)c;
     uint32_t mode = x->aux;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint64_t v = ((uint64_t)(uint32_t)pb[l] << 32) | (uint32_t)pa[l];
         uint32_t sel = (uint32_t)pc[l], r = 0;
@@ -252,8 +240,9 @@ GS_HANDLER(h_prmt) {
 /* lop3.b32 d, a, b, c, lut: bit i of d is lut[(a_i << 2) | (b_i << 1) | c_i] */
 GS_HANDLER(h_lop3) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3); GS_IN(pl, 4);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3),
+                   *pl = gs_opr(w, x, 4);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], cc = (uint32_t)pc[l], lut = (uint32_t)pl[l];
         uint32_t r = 0;
@@ -303,6 +292,3 @@ gs_handler gs_bind_bits(const gs_xinst *x) {
     default: return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_bits(gs_handler h) { (void)h; return 1; }

@@ -11,7 +11,6 @@
  * The common forms (s32/u32/s64/u64/f32 without .ftz, with eq..ge/lo..hs) have handlers
  * specialised per type and comparison; the rest go through one general handler.
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 #include "fp16.h"
 
@@ -111,7 +110,7 @@ GS_HANDLER(h_setp_gen) {
     (void)c;
     int two = x->ir->ndst == 2, t = x->type, op = x->cmp, ftz = (x->flags & GS_F_FTZ) != 0;
     int x2 = t == GS_T_F16X2 || t == GS_T_BF16X2;
-    GS_IN(pa, two ? 2 : 1); GS_IN(pb, two ? 3 : 2);
+    const uint64_t *pa = gs_src(w, x, two ? 2 : 1), *pb = gs_src(w, x, two ? 3 : 2);
     uint32_t r = 0, q = 0;
     GS_LANES(m, l, {
         r |= (uint32_t)compare(t, op, ftz, pa[l], pb[l], 0) << l;
@@ -138,15 +137,8 @@ static inline uint32_t pack_bytes(const uint8_t t[GS_WARP]) {
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
         int two = x->ir->ndst == 2;                                                                \
+        const uint64_t *pa = gs_src(w, x, two ? 2 : 1), *pb = gs_src(w, x, two ? 3 : 2);           \
         uint32_t r = 0;                                                                            \
-        if (sizeof(T) <= 4 && m == GS_FULL && gs_all32(x, 0, two ? 12u : 6u)) {                  \
-            const uint32_t *pa = gs_src32(w, x, two ? 2 : 1), *pb = gs_src32(w, x, two ? 3 : 2);   \
-            uint8_t t[GS_WARP];    /* registers in 32-bit lanes (regwidth.h), constants */         \
-            for (int l = 0; l < GS_WARP; l++) { T a = RD(pa[l]), b = RD(pb[l]); t[l] = (EXPR); }  \
-            r = pack_bytes(t);                                                                     \
-            return setp_write(w, x, m, r, ~r);                                                     \
-        }                                                                                          \
-        GS_IN(pa, two ? 2 : 1); GS_IN(pb, two ? 3 : 2);                                            \
         if (m == GS_FULL) {                                                                        \
             uint8_t t[GS_WARP];                                                                    \
             for (int l = 0; l < GS_WARP; l++) { T a = RD(pa[l]), b = RD(pb[l]); t[l] = (EXPR); }  \
@@ -189,8 +181,8 @@ GS_HANDLER(h_set) {
     int st = x->type2, dt = x->type, op = x->cmp, ftz = (x->flags & GS_F_FTZ) != 0;
     int x2 = st == GS_T_F16X2 || st == GS_T_BF16X2;
     uint64_t tv = x2 && gs_type_bits(dt) == 32 && !gs_type_is_float(dt) ? 0xffffu : true_value(dt);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     uint32_t cp = x->sub ? gs_pred(w, x->ops[x->nops - 1]) : 0;
     GS_LANES(m, l, {
         uint64_t v = 0;
@@ -208,15 +200,10 @@ GS_HANDLER(h_set) {
  * selp, slct
  * --------------------------------------------------------------------------------------------- */
 GS_HANDLER(h_selp) {
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     uint32_t p = gs_pred(w, x->ops[3]);
-    if (gs_type_bits(x->type) <= 32 && gs_all32(x, 1u, 6u)) {   /* registers in 32-bit lanes (regwidth.h) */
-        uint32_t *d32 = gs_dst32(w, x, 0);
-        const uint32_t *a32 = gs_src32(w, x, 1), *b32 = gs_src32(w, x, 2);
-        GS_LANES(m, l, d32[l] = ((p >> l) & 1) ? a32[l] : b32[l]);
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
     GS_LANES(m, l, d[l] = ((p >> l) & 1) ? pa[l] : pb[l]);
     return GS_X_NEXT;
 }
@@ -224,8 +211,8 @@ GS_HANDLER(h_slct) {
     (void)c;
     int f32 = x->type2 == GS_T_F32, ftz = (x->flags & GS_F_FTZ) != 0;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         int ge;
         if (f32) { float v = gs_f32(pc[l]); if (ftz) v = gs_ftz32(v); ge = v >= 0.0f; }
@@ -288,6 +275,3 @@ gs_handler gs_bind_cmp(const gs_xinst *x) {
     default: return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_cmp(gs_handler h) { (void)h; return 1; }

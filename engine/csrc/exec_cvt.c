@@ -16,7 +16,6 @@
  *   cvt.pack.sat.{u16,s16}.s32 d, a, b: clamp a and b, d = a:b; cvt.pack.sat.{u8,s8,u4,s4}.s32.b32
  *     d, a, b, c: d = c << 2n | a << n | b (n the width).
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 #include "fp16.h"
 
@@ -55,24 +54,9 @@ static inline uint64_t int_result(int64_t v, int db, int ds, int rb) {
 /* ---------------------------------------------------------------------------------------------
  * int -> int
  * --------------------------------------------------------------------------------------------- */
-/* (a source in 32-bit lanes or a constant is read as such: these read its low 32 bits) */
-GS_HANDLER(h_cvt_s64_s32) {
-    if (!gs_n32(x, 0) && gs_all32(x, 0, 2u)) {
-        uint64_t *d = w->R + x->ops[0];
-        const uint32_t *a = gs_src32(w, x, 1);
-        GS_VLANES(m, l, d[l] = (uint64_t)(int64_t)(int32_t)a[l]);
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_s64_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = (uint64_t)(int64_t)(int32_t)a[l]); return GS_X_NEXT; }
-GS_HANDLER(h_cvt_lo32) {
-    if (gs_all32(x, 0, 2u)) {
-        const uint32_t *a = gs_src32(w, x, 1);
-        if (gs_n32(x, 0)) { uint32_t *d = gs_dst32(w, x, 0); GS_VLANES(m, l, d[l] = a[l]); }
-        else { uint64_t *d = w->R + x->ops[0]; GS_VLANES(m, l, d[l] = a[l]); }
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_lo32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = (uint32_t)a[l]); return GS_X_NEXT; }
 
 GS_HANDLER(h_cvt_ii) {
@@ -82,8 +66,8 @@ GS_HANDLER(h_cvt_ii) {
     int sat = (x->flags & GS_F_SAT) != 0;
     int64_t lo = ds ? (db >= 64 ? INT64_MIN : -(1ll << (db - 1))) : 0;
     uint64_t hi = ds ? (uint64_t)(db >= 64 ? INT64_MAX : (1ll << (db - 1)) - 1) : gs_width_mask(db);
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = a[l] & gs_width_mask(sb);
         int64_t r;
@@ -113,7 +97,7 @@ static inline double round_int(double v, int rnd) {
     }
 }
 
-GS_HANDLER(h_cvt_rzi_s32_f32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_rzi_s32_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, { float f = gs_f32(a[l]);
         d[l] = (uint32_t)(f != f ? 0 : f >= 2147483648.0f ? INT32_MAX : f <= -2147483648.0f ? INT32_MIN
                                                                        : (int32_t)f); });
@@ -127,8 +111,8 @@ GS_HANDLER(h_cvt_fi) {
     double lo = ds ? -ldexp(1.0, db - 1) : 0.0, hi_ex = ds ? ldexp(1.0, db - 1) : ldexp(1.0, db);
     int64_t min_i = ds ? (db >= 64 ? INT64_MIN : -(1ll << (db - 1))) : 0;
     uint64_t max_u = ds ? (uint64_t)(db >= 64 ? INT64_MAX : (1ll << (db - 1)) - 1) : gs_width_mask(db);
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         double v = round_int(src_val(st, a[l], ftz), rnd);
         int64_t r;
@@ -154,7 +138,7 @@ static inline double int_to_odd(uint64_t u) {
     return ldexp((double)(kept | sticky), sh);
 }
 
-GS_HANDLER(h_cvt_rn_f32_s32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_rn_f32_s32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_u32_of((float)(int32_t)a[l])); return GS_X_NEXT; }
 
 GS_HANDLER(h_cvt_if) {
@@ -163,8 +147,8 @@ GS_HANDLER(h_cvt_if) {
     int sat = (x->flags & GS_F_SAT) != 0, ftz = (x->flags & GS_F_FTZ) != 0, rnd = x->rnd;
     int mode = gs_fe_mode(rnd);
     const gs_fmt *f = fmt_of(dt);
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t v = a[l] & gs_width_mask(sb);
         int neg = ss && (int64_t)gs_sext(v, sb) < 0;
@@ -267,16 +251,16 @@ static ffmode ff_mode(const gs_xinst *x, int st) {
     return mo;
 }
 
-GS_HANDLER(h_cvt_f64_f32) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_f64_f32) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_bits_f64((double)gs_f32(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
-GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; GS_OUT(d, 0); GS_IN(a, 1);
+GS_HANDLER(h_cvt_rn_f32_f64) { (void)c; uint64_t *d = gs_opr(w, x, 0); const uint64_t *a = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = gs_u32_of((float)gs_f64(a[l]))); return GS_X_NEXT; }   /* NaN: host = hw */
 
 GS_HANDLER(h_cvt_tf32_rna) {
     (void)c;
     int sf = SATFINITE(x), relu = (x->flags & GS_F_RELU) != 0;
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint32_t u = (uint32_t)a[l];
         if (relu && (u >> 31) && !((u & 0x7fffffffu) > 0x7f800000u)) u = 0;
@@ -289,8 +273,8 @@ GS_HANDLER(h_cvt_ff) {
     (void)c;
     ffmode mo = ff_mode(x, x->type2);
     int sftz = mo.ftz && x->type2 == GS_T_F32;
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = cvt_ff(&mo, src_val(x->type2, a[l], sftz), a[l]));
     return GS_X_NEXT;
 }
@@ -300,8 +284,8 @@ GS_HANDLER(h_cvt_pack_f32) {
     (void)c;
     ffmode mo = ff_mode(x, GS_T_F32);
     int hb = gs_type_bits(x->type) / 2;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (cvt_ff(&mo, src_val(GS_T_F32, pa[l], 0), pa[l]) << hb) |
                           cvt_ff(&mo, src_val(GS_T_F32, pb[l], 0), pb[l]));
     return GS_X_NEXT;
@@ -376,15 +360,14 @@ static int have_f16c(void) { return 0; }
 /* cvt.rn.f16x2.f32 d, a, b */
 GS_HANDLER(h_cvt_rn_f16x2_f32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (f2h_rn(pa[l]) << 16) | f2h_rn(pb[l]));
     return GS_X_NEXT;
 }
 F16C_FN GS_HANDLER(h_cvt_rn_f16x2_f32_hw) {
     if (m == GS_FULL) {
-        GS_OUT(d, 0); GS_IN(pa, 1); GS_IN(pb, 2);
-        pack_f16x2_full(d, pa, pb);
+        pack_f16x2_full(gs_opr(w, x, 0), gs_opr(w, x, 1), gs_opr(w, x, 2));
         return GS_X_NEXT;
     }
     return h_cvt_rn_f16x2_f32(c, w, x, m);
@@ -392,31 +375,30 @@ F16C_FN GS_HANDLER(h_cvt_rn_f16x2_f32_hw) {
 /* cvt.rn.bf16x2.f32 d, a, b */
 GS_HANDLER(h_cvt_rn_bf16x2_f32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, d[l] = (f2bf_rn(pa[l]) << 16) | f2bf_rn(pb[l]));
     return GS_X_NEXT;
 }
 /* cvt.rn.f16.f32 d, a */
 GS_HANDLER(h_cvt_rn_f16_f32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = f2h_rn(a[l]));
     return GS_X_NEXT;
 }
 /* cvt.f32.f16 d, a */
 GS_HANDLER(h_cvt_f32_f16) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = h2f_canon(a[l]));
     return GS_X_NEXT;
 }
 F16C_FN GS_HANDLER(h_cvt_f32_f16_hw) {
     if (m == GS_FULL) {
-        GS_OUT(d, 0); GS_IN(a, 1);
-        f32_f16_full(d, a);
+        f32_f16_full(gs_opr(w, x, 0), gs_opr(w, x, 1));
         return GS_X_NEXT;
     }
     return h_cvt_f32_f16(c, w, x, m);
@@ -428,8 +410,8 @@ GS_HANDLER(h_cvt_x2) {
     int st = x->type2, sh = gs_type_bits(st) / 2, dh = gs_type_bits(x->type) / 2;
     ffmode mo = ff_mode(x, st);
     const gs_fmt *sf = fmt_of(st);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t r = 0;
         for (int i = 0; i < 2; i++) {
@@ -448,8 +430,8 @@ GS_HANDLER(h_cvt_pack_sat) {
     (void)c;
     int n = gs_type_bits(x->type), s = gs_type_is_signed(x->type), three = x->nops > 3;
     int64_t lo = s ? -(1ll << (n - 1)) : 0, hi = s ? (1ll << (n - 1)) - 1 : (1ll << n) - 1;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); uint64_t pc_b32[GS_WARP]; const uint64_t *pc = three ? gs_in_(c, w, x, 3, pc_b32) : pa;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = three ? gs_src(w, x, 3) : pa;
     GS_LANES(m, l, {
         int64_t a = (int32_t)pa[l], b = (int32_t)pb[l];
         a = a < lo ? lo : a > hi ? hi : a;
@@ -560,6 +542,3 @@ gs_handler gs_bind_cvt(const gs_xinst *x) {
     }
     return NULL;
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_cvt(gs_handler h) { (void)h; return 1; }

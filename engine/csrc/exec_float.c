@@ -15,7 +15,6 @@
  * operation gives 0xfff8000000000000 -- exactly the host's results, so f64 values are stored as they
  * come. .ftz flushes subnormal inputs and results to signed zeros, a result being tested after rounding.
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 
 /* fma in f32 without an FMA unit: a*b is exact in double (24+24 bits); rounding its round-to-odd sum
@@ -30,30 +29,23 @@ static inline float fma_f32_exact(float a, float b, float c) {
 #define F32_BIN(name, EXPR)                                                                        \
     GS_HANDLER(name##_rn) {                                                                        \
         (void)c;                                                                                   \
-        if (gs_all32(x, 1u, 6u)) {                /* registers in 32-bit lanes (regwidth.h) */     \
-            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
-            GS_VLANES(m, l, { float a = gs_f32(pa[l]), b = gs_f32(pb[l]);                          \
-                              d32[l] = (uint32_t)gs_res32(EXPR); });                               \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { float a = gs_f32(pa[l]), b = gs_f32(pb[l]); d[l] = gs_res32(EXPR); });   \
         return GS_X_NEXT;                                                                          \
     }                                                                                              \
     GS_HANDLER(name##_ftz) {                                                                       \
         (void)c;                                                                                   \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { float a = gs_ftz32(gs_f32(pa[l])), b = gs_ftz32(gs_f32(pb[l]));          \
                           d[l] = gs_res32(gs_ftz32(EXPR)); });                                     \
         return GS_X_NEXT;                                                                          \
     }                                                                                              \
     __attribute__((unused)) GS_HANDLER(name##_gen) {                                               \
         (void)c;                                                                                   \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         int ftz = (x->flags & GS_F_FTZ) != 0, sat = (x->flags & GS_F_SAT) != 0;                    \
         int mode = gs_fe_mode(x->rnd);                                                             \
         if (mode != FE_TONEAREST) fesetround(mode);                                                \
@@ -72,15 +64,15 @@ static inline float fma_f32_exact(float a, float b, float c) {
 #define F64_BIN(name, EXPR)                                                                        \
     GS_HANDLER(name##_rn) {                                                                        \
         (void)c;                                                                                   \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { double a = gs_f64(pa[l]), b = gs_f64(pb[l]); d[l] = gs_bits_f64(EXPR); });  \
         return GS_X_NEXT;                                                                          \
     }                                                                                              \
     __attribute__((unused)) GS_HANDLER(name##_gen) {                                               \
         (void)c;                                                                                   \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         int sat = (x->flags & GS_F_SAT) != 0, mode = gs_fe_mode(x->rnd);                           \
         if (mode != FE_TONEAREST) fesetround(mode);                                                \
         GS_LANES(m, l, {                                                                           \
@@ -109,8 +101,8 @@ F64_BIN(h_div_f64, a / b)
 GS_HANDLER(h_div_approx_f32) {
     (void)c;
     int ftz = (x->flags & GS_F_FTZ) != 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]);
         if (ftz) { a = gs_ftz32(a); b = gs_ftz32(b); }
@@ -126,8 +118,8 @@ GS_HANDLER(h_div_approx_f32) {
  * fma / mad
  * --------------------------------------------------------------------------------------------- */
 #define FMA_LOOP(T, RD, FMA, FTZ, SAT, RES)                                                        \
-    GS_OUT(d, 0);                                                                                  \
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);                                                      \
+    uint64_t *d = gs_opr(w, x, 0);                                                                 \
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);            \
     GS_VLANES(m, l, {                                                                              \
         T a = FTZ(RD(pa[l])), b = FTZ(RD(pb[l])), cc = FTZ(RD(pc[l]));                             \
         d[l] = RES(SAT(FTZ(FMA(a, b, cc))));                                                       \
@@ -168,28 +160,9 @@ AVX2_FMA static inline void fma32_full(uint64_t *d, const uint64_t *pa, const ui
         st8(d + l, _mm256_blendv_epi8(ri, _mm256_set1_epi32(0x7fffffff), _mm256_castps_si256(nan)));
     }
 }
-/* the same on 32-bit lanes (registers in 32-bit lanes, constants from the program's 32-bit copy) */
-AVX2_FMA static inline void fma32_full32(uint32_t *d, const uint32_t *pa, const uint32_t *pb,
-                                         const uint32_t *pc, int ftz) {
-    for (int l = 0; l < GS_WARP; l += 8) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(pa + l)), b = _mm256_loadu_si256((const __m256i *)(pb + l));
-        __m256i c = _mm256_loadu_si256((const __m256i *)(pc + l));
-        if (ftz) { a = ftz8(a); b = ftz8(b); c = ftz8(c); }
-        __m256 r = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(c));
-        __m256i ri = _mm256_castps_si256(r);
-        if (ftz) ri = ftz8(ri);
-        __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
-        _mm256_storeu_si256((__m256i *)(d + l), _mm256_blendv_epi8(ri, _mm256_set1_epi32(0x7fffffff), _mm256_castps_si256(nan)));
-    }
-}
 #define FMA_HW AVX2_FMA
-#define FMA32_FULL(ftz) if (m == GS_FULL) {                                                        \
-        if (gs_all32(x, 1u, 14u)) {                                                                \
-            fma32_full32(gs_dst32(w, x, 0), gs_src32(w, x, 1), gs_src32(w, x, 2), gs_src32(w, x, 3), ftz); \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0); GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);                                    \
-        fma32_full(d, pa, pb, pc, ftz); return GS_X_NEXT; }
+#define FMA32_FULL(ftz) if (m == GS_FULL) { fma32_full(gs_opr(w, x, 0), gs_src(w, x, 1), gs_src(w, x, 2), \
+                                                      gs_src(w, x, 3), ftz); return GS_X_NEXT; }
 #else
 #define FMA_HW
 #define FMA32_FULL(ftz)
@@ -210,8 +183,8 @@ GS_HANDLER(h_fma_f64_rn) { (void)c; FMA_LOOP(double, gs_f64, fma, ID, ID, gs_bit
 GS_HANDLER(h_fma_f32_gen) {
     (void)c;
     int ftz = (x->flags & GS_F_FTZ) != 0, sat = (x->flags & GS_F_SAT) != 0, mode = gs_fe_mode(x->rnd);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]), cc = gs_f32(pc[l]);
@@ -227,8 +200,8 @@ GS_HANDLER(h_fma_f32_gen) {
 GS_HANDLER(h_fma_f64_gen) {
     (void)c;
     int mode = gs_fe_mode(x->rnd);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, d[l] = gs_bits_f64(fma(gs_f64(pa[l]), gs_f64(pb[l]), gs_f64(pc[l]))));
     if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
@@ -273,8 +246,8 @@ GS_HANDLER(h_minmax_f32_gen) {
     (void)c;
     int ftz = (x->flags & GS_F_FTZ) != 0, nan = (x->flags & GS_F_NAN) != 0;
     int xs = (x->flags & GS_F_XORSIGN) != 0, is_max = x->op == GS_OP_MAX;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]), b = gs_f32(pb[l]);
         if (ftz) { a = gs_ftz32(a); b = gs_ftz32(b); }
@@ -291,8 +264,8 @@ GS_HANDLER(h_minmax_f32_gen) {
 GS_HANDLER(h_minmax_f64_gen) {
     (void)c;
     int nan = (x->flags & GS_F_NAN) != 0, xs = (x->flags & GS_F_XORSIGN) != 0, is_max = x->op == GS_OP_MAX;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_LANES(m, l, {
         double a = gs_f64(pa[l]), b = gs_f64(pb[l]);
         uint64_t sign = (pa[l] ^ pb[l]) & 0x8000000000000000ull;
@@ -314,8 +287,8 @@ GS_HANDLER(h_minmax_f64_gen) {
 #define SIGN_OP(name, EXPR)                                                                        \
     GS_HANDLER(name) {                                                                             \
         (void)c;                                                                                   \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, x->nops > 2 ? 2 : 1);                                              \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, x->nops > 2 ? 2 : 1);             \
         GS_VLANES(m, l, { uint64_t a = pa[l], b = pb[l]; (void)b; d[l] = (EXPR); });               \
         return GS_X_NEXT;                                                                          \
     }
@@ -339,7 +312,7 @@ SIGN_OP(h_copysign_f64, (a & 0x8000000000000000ull) | (b & 0x7fffffffffffffffull
 GS_HANDLER(h_testp) {
     (void)c;
     int is64 = x->type == GS_T_F64, cls = x->sub;
-    GS_IN(pa, 1);
+    const uint64_t *pa = gs_src(w, x, 1);
     uint32_t r = 0;
     GS_LANES(m, l, {
         int k = is64 ? fpclassify(gs_f64(pa[l])) : fpclassify(gs_f32(pa[l]));
@@ -456,6 +429,3 @@ gs_handler gs_bind_float(const gs_xinst *x) {
     if (x->type == GS_T_F64) return bind_f64(x);
     return NULL;
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_float(gs_handler h) { (void)h; return 1; }

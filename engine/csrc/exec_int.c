@@ -16,7 +16,6 @@
  *    that sum's carry-out, i.e. NOT borrow: sub.cc/subc chains compute multi-word differences, and
  *    mixed chains (add.cc then subc) give the hardware's results (measured), not PTX's prose.
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -40,42 +39,24 @@
 #define GEN_UN(fn, T_, U_, A_, W_, B_, EXPR)                                                         \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
-        if (NB <= 32 && gs_all32(x, 1u, 2u)) {   /* registers in 32-bit lanes (regwidth.h) */      \
-            uint32_t *d32 = gs_dst32(w, x, 0); const uint32_t *pa = gs_src32(w, x, 1);             \
-            GS_VLANES(m, l, { TT a = (TT)pa[l]; d32[l] = (uint32_t)(UT)(EXPR); });                 \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1);                                                                              \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1);                                                      \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; d[l] = (uint64_t)(UT)(EXPR); });                          \
         return GS_X_NEXT;                                                                          \
     }
 #define GEN_BIN(fn, T_, U_, A_, W_, B_, EXPR)                                                        \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
-        if (NB <= 32 && gs_all32(x, 1u, 6u)) {   /* registers in 32-bit lanes (regwidth.h) */      \
-            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
-            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; d32[l] = (uint32_t)(UT)(EXPR); });\
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; d[l] = (uint64_t)(UT)(EXPR); });          \
         return GS_X_NEXT;                                                                          \
     }
 #define GEN_TER(fn, T_, U_, A_, W_, B_, EXPR)                                                        \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
-        if (NB <= 32 && gs_all32(x, 1u, 14u)) {  /* registers in 32-bit lanes (regwidth.h) */      \
-            uint32_t *d32 = gs_dst32(w, x, 0);                                                     \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2), *pc = gs_src32(w, x, 3);\
-            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; TT cc = (TT)pc[l];               \
-                              d32[l] = (uint32_t)(UT)(EXPR); });                                   \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);                                                  \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);        \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; TT cc = (TT)pc[l];                         \
                           d[l] = (uint64_t)(UT)(EXPR); });                                          \
         return GS_X_NEXT;                                                                          \
@@ -84,16 +65,9 @@
 #define GEN_WIDE(fn, T_, U_, A_, W_, B_, EXPR)                                                       \
     GS_HANDLER(fn) {                                                                               \
         TYPES_(T_, U_, A_, W_, B_)                                                                 \
-        if (NB <= 32 && !gs_n32(x, 0) && gs_all32(x, 0, 6u) && x->nops <= 3) {  /* 32-bit sources */\
-            uint64_t *d = w->R + x->ops[0];                                                        \
-            const uint32_t *pa = gs_src32(w, x, 1), *pb = gs_src32(w, x, 2);                       \
-            GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; WT cc = 0; (void)cc;             \
-                              d[l] = gs_width_mask(2 * NB) & (uint64_t)(EXPR); });                 \
-            return GS_X_NEXT;                                                                      \
-        }                                                                                          \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
-        uint64_t pc_b32[GS_WARP]; const uint64_t *pc = x->nops > 3 ? gs_in_(c, w, x, 3, pc_b32) : pa; \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
+        const uint64_t *pc = x->nops > 3 ? gs_src(w, x, 3) : pa;                                   \
         GS_VLANES(m, l, { TT a = (TT)pa[l]; TT b = (TT)pb[l]; WT cc = (WT)pc[l]; (void)cc;               \
                           d[l] = gs_width_mask(2 * NB) & (uint64_t)(EXPR); });                   \
         return GS_X_NEXT;                                                                          \
@@ -129,8 +103,8 @@ INT_TYPES(GEN_WIDE, h_mad_wide, (WT)a * (WT)b + cc)
 /* saturating forms (s32 only) and .relu */
 GS_HANDLER(h_add_sat_s32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, {
         int64_t r = (int64_t)(int32_t)pa[l] + (int32_t)pb[l];
         r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
@@ -140,8 +114,8 @@ GS_HANDLER(h_add_sat_s32) {
 }
 GS_HANDLER(h_sub_sat_s32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, {
         int64_t r = (int64_t)(int32_t)pa[l] - (int32_t)pb[l];
         r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
@@ -152,8 +126,8 @@ GS_HANDLER(h_sub_sat_s32) {
 /* mad.hi.sat.s32: high half of the product plus c, clamped */
 GS_HANDLER(h_mad_hi_sat_s32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_VLANES(m, l, {
         int64_t hi = ((int64_t)(int32_t)pa[l] * (int32_t)pb[l]) >> 32;
         int64_t r = hi + (int32_t)pc[l];
@@ -164,16 +138,16 @@ GS_HANDLER(h_mad_hi_sat_s32) {
 }
 GS_HANDLER(h_min_relu_s32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, { int32_t a = (int32_t)pa[l], b = (int32_t)pb[l], r = a < b ? a : b;
                       d[l] = (uint32_t)(r < 0 ? 0 : r); });
     return GS_X_NEXT;
 }
 GS_HANDLER(h_max_relu_s32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);
     GS_VLANES(m, l, { int32_t a = (int32_t)pa[l], b = (int32_t)pb[l], r = a > b ? a : b;
                       d[l] = (uint32_t)(r < 0 ? 0 : r); });
     return GS_X_NEXT;
@@ -192,9 +166,9 @@ GS_HANDLER(h_max_relu_s32) {
         int cin = op == GS_OP_ADDC || op == GS_OP_SUBC || op == GS_OP_MADC;                        \
         int mad = op == GS_OP_MAD || op == GS_OP_MADC, hi = (x->flags & GS_F_HI) != 0;             \
         int sgn = gs_type_is_signed(x->type);                                                      \
-        GS_OUT(d, 0);                                                                              \
-        GS_IN(pa, 1); GS_IN(pb, 2);                                                                \
-        uint64_t pc_b32[GS_WARP]; const uint64_t *pc = mad ? gs_in_(c, w, x, 3, pc_b32) : pb;      \
+        uint64_t *d = gs_opr(w, x, 0);                                                             \
+        const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2);                               \
+        const uint64_t *pc = mad ? gs_src(w, x, 3) : pb;                                           \
         uint32_t cf = w->carry, out = 0;                                                           \
         GS_LANES(m, l, {                                                                           \
             U a = (U)pa[l], b = (U)pb[l], k = cin ? (U)((cf >> l) & 1) : 0, r;                     \
@@ -231,8 +205,8 @@ GS_HANDLER(h_mul24) {
     (void)c;
     int s = gs_type_is_signed(x->type), hi = (x->flags & GS_F_HI) != 0;
     int mad = x->op == GS_OP_MAD24, sat = (x->flags & GS_F_SAT) != 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); uint64_t pc_b32[GS_WARP]; const uint64_t *pc = mad ? gs_in_(c, w, x, 3, pc_b32) : pa;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = mad ? gs_src(w, x, 3) : pa;
     GS_LANES(m, l, {
         int64_t p = p24(pa[l], pb[l], s);
         uint32_t r = hi ? (uint32_t)((uint64_t)p >> 16) : (uint32_t)p;
@@ -263,8 +237,8 @@ static inline int32_t lane_half(uint32_t v, int i, int s) {
 GS_HANDLER(h_dp4a) {
     (void)c;
     int sa = gs_type_is_signed(x->type), sb = gs_type_is_signed(x->type2);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_VLANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], r = (uint32_t)pc[l];
         for (int i = 0; i < 4; i++) r += (uint32_t)(lane_byte(a, i, sa) * lane_byte(b, i, sb));
@@ -276,8 +250,8 @@ GS_HANDLER(h_dp2a) {
     (void)c;
     int sa = gs_type_is_signed(x->type), sb = gs_type_is_signed(x->type2);
     int base = (x->flags & GS_F_HI) ? 2 : 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1); GS_IN(pb, 2); GS_IN(pc, 3);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1), *pb = gs_src(w, x, 2), *pc = gs_src(w, x, 3);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], b = (uint32_t)pb[l], r = (uint32_t)pc[l];
         for (int i = 0; i < 2; i++) r += (uint32_t)(lane_half(a, i, sa) * lane_byte(b, base + i, sb));
@@ -338,6 +312,3 @@ gs_handler gs_bind_int(const gs_xinst *x) {
     default: return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_int(gs_handler h) { (void)h; return 1; }

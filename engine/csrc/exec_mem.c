@@ -1,7 +1,6 @@
 /* exec_mem.c — ld, ldu, st (scalar and v2/v4/v8), cvta, isspacep.
  * Cache qualifiers (.ca/.cg/.cs/.lu/.cv/.nc, eviction priorities, L2 hints) are parsed by the front end
  * and have no effect on values; the timing model reads them from the instruction. */
-#include "regwidth.h"
 #include "exec.h"
 
 static inline int type_bytes(int t) {
@@ -13,10 +12,7 @@ static inline int type_bytes(int t) {
 static inline void compute_addrs(gs_warp *w, const gs_xinst *x, uint32_t m) {
     const uint64_t *b = x->mem_base >= 0 ? w->R + x->mem_base : NULL;
     uint64_t imm = (uint64_t)x->imm;
-    if (b && x->base32) {                      /* a base in 32-bit lanes (regwidth.h): 32-bit arithmetic */
-        const uint32_t *b32 = (const uint32_t *)b;
-        GS_LANES(m, l, w->maddr[l] = (uint32_t)(b32[l] + (uint32_t)imm));
-    } else if (b && x->mem32) GS_LANES(m, l, w->maddr[l] = (uint32_t)(b[l] + imm));   /* 32-bit address arithmetic */
+    if (b && x->mem32) GS_LANES(m, l, w->maddr[l] = (uint32_t)(b[l] + imm));   /* 32-bit address arithmetic */
     else if (b) GS_LANES(m, l, w->maddr[l] = b[l] + imm);
     else GS_LANES(m, l, w->maddr[l] = imm);
 }
@@ -87,13 +83,13 @@ GS_HANDLER(h_ld) {
     uint64_t dm = dst_mask(x);
     if (n == 1 && x->ops[0] == 0xffffffffu) return GS_X_NEXT;   /* ld to the sink '_': access, no write */
     if (es == 4 && !sign && n == 1) {     /* the common case */
-        GS_OUT(d, 0);
+        uint64_t *d = gs_opr(w, x, 0);
         GS_LANES(m, l, { uint32_t v; memcpy(&v, ptr[l], 4); d[l] = v; });
         return GS_X_NEXT;
     }
     for (int e = 0; e < n; e++) {
         if (x->ops[e] == 0xffffffffu) continue;
-        GS_OUT(d, e);
+        uint64_t *d = gs_opr(w, x, e);
         GS_LANES(m, l, d[l] = load_elem(ptr[l] + e * es, es, sign) & dm);
     }
     return GS_X_NEXT;
@@ -106,7 +102,7 @@ GS_HANDLER(h_st) {
     compute_addrs(w, x, m);
     if (gs_mem_resolve(c, w, x, x->space, m, (uint32_t)(es * n), (uint32_t)(es * n), 1, ptr)) return GS_X_FAULT;
     for (int e = 0; e < n; e++) {
-        GS_IN(s, 1 + e);
+        const uint64_t *s = gs_src(w, x, 1 + e);
         GS_LANES(m, l, store_elem(ptr[l] + e * es, es, s[l]));
     }
     return GS_X_NEXT;
@@ -127,8 +123,8 @@ GS_HANDLER(h_cvta) {
     (void)c;
     uint64_t base = window_of(x->space);
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     if (x->flags & GS_F_LO) GS_LANES(m, l, d[l] = (a[l] - base) & mask);
     else GS_LANES(m, l, d[l] = (a[l] + base) & mask);
     return GS_X_NEXT;
@@ -136,7 +132,7 @@ GS_HANDLER(h_cvta) {
 
 GS_HANDLER(h_isspacep) {
     (void)c;
-    GS_IN(a, 1);
+    const uint64_t *a = gs_src(w, x, 1);
     uint64_t base = window_of(x->space);
     uint32_t r = 0;
     GS_LANES(m, l, {
@@ -157,12 +153,7 @@ GS_HANDLER(h_ld_fast32) {
     const uint64_t *a = w->maddr;
     for (int e = 0; e < n; e++) {
         if (x->ops[e] == 0xffffffffu) continue;
-        if (gs_n32(x, e)) {                        /* a register in 32-bit lanes (regwidth.h) */
-            uint32_t *d32 = gs_dst32(w, x, e);
-            GS_LANES(m, l, memcpy(&d32[l], base + a[l] + 4 * e, 4));
-            continue;
-        }
-        GS_OUT(d, e);
+        uint64_t *d = gs_opr(w, x, e);
         GS_LANES(m, l, { uint32_t v; memcpy(&v, base + a[l] + 4 * e, 4); d[l] = v; });
     }
     return GS_X_NEXT;
@@ -176,12 +167,7 @@ GS_HANDLER(h_st_fast32) {
     record(w, m, (uint32_t)(4 * n), x->space, 1);
     const uint64_t *a = w->maddr;
     for (int e = 0; e < n; e++) {
-        if (gs_all32(x, 0, 1u << (1 + e))) {       /* a register in 32-bit lanes or a constant */
-            const uint32_t *s32 = gs_src32(w, x, 1 + e);
-            GS_LANES(m, l, memcpy(base + a[l] + 4 * e, &s32[l], 4));
-            continue;
-        }
-        GS_IN(s, 1 + e);
+        const uint64_t *s = gs_src(w, x, 1 + e);
         GS_LANES(m, l, { uint32_t v = (uint32_t)s[l]; memcpy(base + a[l] + 4 * e, &v, 4); });
     }
     return GS_X_NEXT;
@@ -210,6 +196,3 @@ gs_handler gs_bind_mem(const gs_xinst *x) {
         return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here (compute_addrs reads a narrow base) */
-int gs_n32_mem(gs_handler h) { (void)h; return 1; }

@@ -1,18 +1,12 @@
 /* exec_move.c — mov in all its forms: register, immediate, special register, predicate, vector pack
  * ({a,b} -> d) and unpack (d -> {a,b}). */
-#include "regwidth.h"
 #include "exec.h"
 
 GS_HANDLER(h_mov) {
+    (void)c;
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
-    if (mask <= 0xffffffffu && gs_all32(x, 1u, 2u)) {   /* registers in 32-bit lanes (regwidth.h) */
-        uint32_t *d32 = gs_dst32(w, x, 0);
-        const uint32_t *a32 = gs_src32(w, x, 1);
-        GS_LANES(m, l, d32[l] = a32[l] & (uint32_t)mask);
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0);
-    GS_IN(a, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *a = gs_src(w, x, 1);
     GS_LANES(m, l, d[l] = a[l] & mask);
     return GS_X_NEXT;
 }
@@ -22,21 +16,8 @@ GS_HANDLER(h_mov) {
  * on every lane (all but the lane ids and lane masks) are read once; the rest per lane. */
 GS_HANDLER(h_mov_sreg) {
     uint64_t mask = gs_width_mask(gs_type_bits(x->type));
+    uint64_t *d = gs_opr(w, x, 0);
     int sr = (int)x->ops[1];
-    if (gs_n32(x, 0)) {                           /* a register in 32-bit lanes (regwidth.h; mask <= 32 bits) */
-        uint32_t *d = gs_dst32(w, x, 0);
-        if (sr == GS_SR_TID_X || sr == GS_SR_TID_Y || sr == GS_SR_TID_Z) {
-            const uint32_t *t = &w->tid[(sr - GS_SR_TID_X) * GS_WARP];
-            GS_LANES(m, l, d[l] = t[l] & (uint32_t)mask);
-        } else if (sr == GS_SR_LANEID || (sr >= GS_SR_LANEMASK_EQ && sr <= GS_SR_LANEMASK_GE)) {
-            GS_LANES(m, l, d[l] = (uint32_t)(gs_sreg_read(c, w, sr, l) & mask));
-        } else {
-            uint32_t v = (uint32_t)(gs_sreg_read(c, w, sr, 0) & mask);
-            GS_LANES(m, l, d[l] = v);
-        }
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0);
     switch (sr) {
     case GS_SR_TID_X: case GS_SR_TID_Y: case GS_SR_TID_Z: {
         const uint32_t *t = &w->tid[(sr - GS_SR_TID_X) * GS_WARP];
@@ -74,13 +55,12 @@ GS_HANDLER(h_mov_pack) {
     int n = x->nops - 1;
     int eb = gs_type_bits(x->type) / n;
     uint64_t em = gs_width_mask(eb);
-    uint64_t v[GS_WARP] = {0};
-    for (int i = 0; i < n; i++) {
-        GS_IN(e, 1 + i);
-        GS_LANES(m, l, v[l] |= (e[l] & em) << (i * eb));
-    }
-    GS_OUT(d, 0);
-    GS_LANES(m, l, d[l] = v[l]);
+    uint64_t *d = gs_opr(w, x, 0);
+    GS_LANES(m, l, {
+        uint64_t v = 0;
+        for (int i = 0; i < n; i++) v |= (w->R[x->ops[1 + i] + l] & em) << (i * eb);
+        d[l] = v;
+    });
     return GS_X_NEXT;
 }
 
@@ -90,12 +70,12 @@ GS_HANDLER(h_mov_unpack) {
     int n = x->nops - 1;
     int eb = gs_type_bits(x->type) / n;
     uint64_t em = gs_width_mask(eb);
-    GS_IN(s, n);
+    const uint64_t *s = gs_src(w, x, n);
     uint64_t tmp[GS_WARP];
     GS_LANES(m, l, tmp[l] = s[l]);   /* the source may also be one of the destinations */
     for (int i = 0; i < n; i++) {
         if (x->ops[i] == 0xffffffffu) continue;
-        GS_OUT(d, i);
+        uint64_t *d = gs_opr(w, x, i);
         GS_LANES(m, l, d[l] = (tmp[l] >> (i * eb)) & em);
     }
     return GS_X_NEXT;
@@ -116,6 +96,3 @@ gs_handler gs_bind_move(const gs_xinst *x) {
     if (s->kind == GS_OK_REG || s->kind == GS_OK_IMM) return h_mov;
     return NULL;
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here (h_mov_pred_imm reads a constant only) */
-int gs_n32_move(gs_handler h) { (void)h; return 1; }

@@ -14,7 +14,6 @@
  *   - rcp.approx.ftz.f64 works on the high 32 bits of the operand (sign, exponent, 20 significand
  *     bits) and returns a result whose low 32 bits are zero.
  */
-#include "regwidth.h"
 #include "exec_alu.h"
 #include "fp16.h"
 
@@ -58,8 +57,8 @@ static inline double approx_f64(int k, double a) {
 GS_HANDLER(h_sfu_approx_f32) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]);
         if (ftz) a = gs_ftz32(a);
@@ -106,21 +105,16 @@ __attribute__((always_inline)) static inline uint64_t exp2_bits(uint32_t u) {
 
 /* ex2.approx{.ftz}.f32, the common special function (softmax) */
 GS_HANDLER(h_ex2_approx_f32) {
-    if (gs_all32(x, 1u, 2u)) {                    /* registers in 32-bit lanes (regwidth.h) */
-        uint32_t *d32 = gs_dst32(w, x, 0);
-        const uint32_t *a32 = gs_src32(w, x, 1);
-        GS_VLANES(m, l, d32[l] = (uint32_t)exp2_bits(a32[l]));
-        return GS_X_NEXT;
-    }
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    (void)c;
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_VLANES(m, l, d[l] = exp2_bits((uint32_t)pa[l]));
     return GS_X_NEXT;
 }
 GS_HANDLER(h_ex2_approx_ftz_f32) {
     (void)c;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_VLANES(m, l, {
         uint32_t u = (uint32_t)pa[l];
         u &= ~(0x7fffffffu & (0u - (((u & 0x7f800000u) - 1u) >> 31)));   /* flush the argument */
@@ -134,8 +128,8 @@ GS_HANDLER(h_ex2_approx_ftz_f32) {
 GS_HANDLER(h_sfu_ieee_f32) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0, mode = gs_fe_mode(x->rnd);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         float a = gs_f32(pa[l]);
@@ -150,8 +144,8 @@ GS_HANDLER(h_sfu_ieee_f32) {
 GS_HANDLER(h_sfu_ieee_f64) {
     (void)c;
     int k = sfu_kind(x->op), mode = gs_fe_mode(x->rnd);
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     if (mode != FE_TONEAREST) fesetround(mode);
     GS_LANES(m, l, {
         double a = gs_f64(pa[l]);
@@ -166,8 +160,8 @@ GS_HANDLER(h_sfu_ieee_f64) {
 GS_HANDLER(h_sfu_approx_f64) {
     (void)c;
     int k = sfu_kind(x->op), ftz = (x->flags & GS_F_FTZ) != 0;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint64_t u = pa[l];
         if (ftz) u &= 0xffffffff00000000ull;
@@ -189,8 +183,8 @@ GS_HANDLER(h_sfu_half) {
     int two = x->type == GS_T_F16X2 || x->type == GS_T_BF16X2;
     int fz = bf && k == S_EX2;                /* ex2.approx.ftz.bf16: the only flushing half form */
     const gs_fmt *f = bf ? &GS_FMT_BF16 : &GS_FMT_F16;
-    GS_OUT(d, 0);
-    GS_IN(pa, 1);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, 1);
     GS_LANES(m, l, {
         uint32_t a = (uint32_t)pa[l], r = 0;
         for (int i = 0; i < 1 + two; i++) {
@@ -236,6 +230,3 @@ gs_handler gs_bind_sfu(const gs_xinst *x) {
     }
     return NULL;
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_sfu(gs_handler h) { (void)h; return 1; }

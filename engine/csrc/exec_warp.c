@@ -12,7 +12,6 @@
  *    model runs them later, on their own (a limitation shared by every stack-based simulator).
  * Operands: the membermask is the last operand; a register or an immediate (-1 reads 0xffffffff).
  */
-#include "regwidth.h"
 #include "exec.h"
 
 #define NO_SLOT 0xffffffffu
@@ -20,7 +19,7 @@
 /* Checks that every participating lane names itself in its membermask (operand i). Returns 0, or
  * GS_X_FAULT with the fault filled. */
 static int check_members(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m, int i) {
-    GS_IN(mm, i);
+    const uint64_t *mm = gs_src(w, x, i);
     for (uint32_t r = m; r; r &= r - 1) {
         int l = __builtin_ctz(r);
         uint32_t mask = (uint32_t)mm[l];
@@ -46,15 +45,14 @@ GS_HANDLER(h_shfl) {
     int two = x->ir->ndst == 2;
     int k = two ? 2 : 1;
     if (members(c, w, x, m, k + 3)) return GS_X_FAULT;
-    /* every operand is read at 32 bits, whatever its storage (regwidth.h) */
-    uint32_t src[GS_WARP], pb[GS_WARP], pc[GS_WARP], out[GS_WARP];
-    gs_low32(w, x, k, src);                       /* before d (may alias a) changes */
-    gs_low32(w, x, k + 1, pb);
-    gs_low32(w, x, k + 2, pc);
+    uint64_t *d = gs_opr(w, x, 0);
+    const uint64_t *pa = gs_src(w, x, k), *pb = gs_src(w, x, k + 1), *pc = gs_src(w, x, k + 2);
+    uint32_t src[GS_WARP], out[GS_WARP];
+    for (int l = 0; l < GS_WARP; l++) src[l] = (uint32_t)pa[l];   /* before d (may alias a) changes */
     uint32_t valid = 0;
     GS_LANES(m, l, {
         int32_t bval = (int32_t)(pb[l] & 31u);
-        uint32_t cc = pc[l];
+        uint32_t cc = (uint32_t)pc[l];
         int32_t segmask = (int32_t)((cc >> 8) & 31u);
         int32_t maxlane = (l & segmask) | ((int32_t)(cc & 31u) & ~segmask);
         int32_t minlane = l & segmask;
@@ -69,13 +67,7 @@ GS_HANDLER(h_shfl) {
         out[l] = src[ok ? j : l];
         valid |= (uint32_t)ok << l;
     });
-    if (gs_n32(x, 0)) {
-        uint32_t *d32 = gs_dst32(w, x, 0);
-        GS_LANES(m, l, d32[l] = out[l]);
-    } else {
-        uint64_t *d = w->R + x->ops[0];
-        GS_LANES(m, l, d[l] = out[l]);
-    }
+    GS_LANES(m, l, d[l] = out[l]);
     if (two && x->ops[1] != NO_SLOT) gs_pred_write(w, x->ops[1], valid, m);
     return GS_X_NEXT;
 }
@@ -87,7 +79,7 @@ GS_HANDLER(h_vote) {
     uint32_t r;
     switch (x->sub) {
     case GS_VOTE_BALLOT: {
-        GS_OUT(d, 0);
+        uint64_t *d = gs_opr(w, x, 0);
         GS_LANES(m, l, d[l] = p);
         return GS_X_NEXT;
     }
@@ -106,8 +98,8 @@ GS_HANDLER(h_match) {
     int k = two ? 2 : 1;
     if (members(c, w, x, m, k + 1)) return GS_X_FAULT;
     uint64_t vm = gs_width_mask(gs_type_bits(x->type));
-    GS_IN(a, k);
-    GS_OUT(d, 0);
+    const uint64_t *a = gs_src(w, x, k);
+    uint64_t *d = gs_opr(w, x, 0);
     uint32_t out[GS_WARP];
     if (x->sub == GS_MATCH_ANY) {
         GS_LANES(m, l, {
@@ -134,8 +126,8 @@ GS_HANDLER(h_match) {
  * participant receives the result over all participants (add wraps modulo 2^32). */
 GS_HANDLER(h_redux) {
     if (members(c, w, x, m, 2)) return GS_X_FAULT;
-    GS_IN(a, 1);
-    GS_OUT(d, 0);
+    const uint64_t *a = gs_src(w, x, 1);
+    uint64_t *d = gs_opr(w, x, 0);
     int first = __builtin_ctz(m);
     uint32_t r = (uint32_t)a[first];
     int sgn = x->type == GS_T_S32;
@@ -158,7 +150,7 @@ GS_HANDLER(h_redux) {
  * an H200 answers: @p activemask gives the mask of p among the active lanes). */
 GS_HANDLER(h_activemask) {
     (void)c;
-    GS_OUT(d, 0);
+    uint64_t *d = gs_opr(w, x, 0);
     GS_LANES(m, l, d[l] = m);
     return GS_X_NEXT;
 }
@@ -169,7 +161,7 @@ GS_HANDLER(h_elect) {
     if (members(c, w, x, m, 2)) return GS_X_FAULT;
     uint32_t leader = (uint32_t)__builtin_ctz(m);
     if (x->ops[0] != NO_SLOT) {
-        GS_OUT(d, 0);
+        uint64_t *d = gs_opr(w, x, 0);
         GS_LANES(m, l, d[l] = leader);
     }
     if (x->ops[1] != NO_SLOT) gs_pred_write(w, x->ops[1], 1u << leader, m);
@@ -220,6 +212,3 @@ gs_handler gs_bind_warp(const gs_xinst *x) {
     default: return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here */
-int gs_n32_warp(gs_handler h) { (void)h; return 1; }

@@ -27,7 +27,6 @@
  * (0 for f16 inputs).
  */
 #include "addr.h"
-#include "regwidth.h"
 #include "tensor.h"
 #include "tc_mac.h"
 #include "tc_tile.h"
@@ -74,26 +73,6 @@ static inline void frag_coord(const frag *f, int l, int e, int *i, int *j) {
     else { *i = idx >> f->cshift; *j = idx & (f->cols - 1); }
 }
 
-/* Fragment registers: flat operand i of x, lane l, in 64-bit or 32-bit lanes (regwidth.h) */
-static inline uint64_t frag_get(const gs_warp *w, const gs_xinst *x, int i, int l) {
-    if (gs_n32(x, i)) return ((const uint32_t *)(w->R + x->ops[i]))[l];
-    return w->R[x->ops[i] + l];
-}
-static inline void frag_put(gs_warp *w, const gs_xinst *x, int i, int l, uint64_t v) {
-    if (gs_n32(x, i)) {
-#ifdef GS_REG32_CHECK
-        if (v >> 32) __builtin_trap();
-#endif
-        ((uint32_t *)(w->R + x->ops[i]))[l] = (uint32_t)v;
-    } else w->R[x->ops[i] + l] = v;
-}
-/* all 32 lanes of flat operand i as 64-bit values (a register in 32-bit lanes is widened into buf) */
-static inline const uint64_t *frag_in(const gs_warp *w, const gs_xinst *x, int i, uint64_t *buf) {
-    if (!gs_n32(x, i)) return w->R + x->ops[i];
-    gs_widen32_lanes(buf, (const uint32_t *)(w->R + x->ops[i]));
-    return buf;
-}
-
 /* does a fragment of nregs registers fit f (a whole number of copies of the E elements)? */
 static int regs_fit(const frag *f, int nregs) {
     int slots = nregs * f->p;
@@ -104,8 +83,8 @@ static int regs_fit(const frag *f, int nregs) {
 static void mem_args(const gs_warp *w, const gs_xinst *x, uint32_t m, int memi, int strides_at,
                      const frag *f, int col, uint64_t *addr, uint64_t *stride) {
     int first = __builtin_ctz(m);
-    *addr = gs_opnd_addr_x(w, x, gs_top(x, memi), first);
-    if (strides_at >= 0) *stride = (uint32_t)frag_get(w, x, strides_at, first);
+    *addr = gs_opnd_addr(w, gs_top(x, memi), x->mem_base >= 0 ? (uint32_t)x->mem_base : 0xffffffffu, first);
+    if (strides_at >= 0) *stride = (uint32_t)w->R[x->ops[strides_at] + first];
     else *stride = (uint64_t)(col ? f->rows : f->cols);
 }
 
@@ -154,7 +133,7 @@ static int load_elements(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint32_t m, c
                 v |= (uint64_t)vals[l][s] << (f.bits * q);
                 if (++s == f.e) s = 0;
             }
-            frag_put(w, x, r, l, v);
+            w->R[x->ops[r] + l] = v;
         }
     });
     memcpy(w->maddr, first, sizeof first);        /* the lanes' first elements; every element is in c->mext */
@@ -194,8 +173,7 @@ static int store_elements(gs_ctx *c, gs_warp *w, const gs_xinst *x, const frag *
         record_elements(c, w, (uint32_t)es);
         if (gs_mem_resolve(c, w, x, x->space ? x->space : GS_SPACE_GENERIC, GS_FULL, (uint32_t)es, (uint32_t)es, 1, ptr)) return GS_X_FAULT;
         int r = e / f.p, q = e % f.p;
-        uint64_t buf[GS_WARP];
-        const uint64_t *src = frag_in(w, x, 1 + r, buf);
+        const uint64_t *src = w->R + x->ops[1 + r];
         if (es == 2) {                            /* (a constant size: no library call per lane) */
             for (int l = 0; l < GS_WARP; l++) { uint16_t v = (uint16_t)tc_unpack(src[l], 16, q); memcpy(ptr[l], &v, 2); }
         } else if (es == 4) {
@@ -316,6 +294,7 @@ GS_HANDLER(h_wmma_load) {
     /* register r holds slots r*p .. r*p+p-1: (E is a multiple of p) word r % (E/p) of the run's bytes */
     const uint64_t stepb = t.step * es;
     const int nw = (int)((uint64_t)f.e * es / 4);
+    const uint32_t *regs = x->ops;
     uint32_t v[16][GS_WARP];                   /* word k of lane l's run */
     for (int l = 0; l < GS_WARP; l++) {
         const uint8_t *p = base + addr + t.off[l] * es;
@@ -336,14 +315,9 @@ GS_HANDLER(h_wmma_load) {
                           (uint32_t)p[(uint64_t)(4 * k + 2) * stepb] << 16 | (uint32_t)p[(uint64_t)(4 * k + 3) * stepb] << 24;
     }
     for (int r = 0, k = 0; r < nregs; r++, k = k + 1 == nw ? 0 : k + 1) {
+        uint64_t *dst = w->R + regs[r];
         const uint32_t *src = v[k];
-        if (gs_n32(x, r)) {
-            uint32_t *dst = (uint32_t *)(w->R + x->ops[r]);
-            GS_LANES(m, l, dst[l] = src[l]);
-        } else {
-            uint64_t *dst = w->R + x->ops[r];
-            GS_LANES(m, l, dst[l] = src[l]);
-        }
+        GS_LANES(m, l, dst[l] = src[l]);
     }
     for (int l = 0; l < GS_WARP; l++) w->maddr[l] = addr + t.off[l] * es;   /* the lanes' first elements */
     w->msize = (uint8_t)(f.e * es);
@@ -369,22 +343,23 @@ GS_HANDLER(h_wmma_store) {
     record_tile_elements(c, &f, col, addr, stride, (uint32_t)es, &t, w->mspace == GS_SPACE_SHARED);
     const uint64_t stepb = t.step * es;
     const int P = f.p;
+    const uint32_t *regs = x->ops + 1;
     for (int l = 0; l < GS_WARP; l++) {         /* every lane's registers (.aligned), register r = elements r*p.. */
         uint8_t *p = base + addr + t.off[l] * es;
         if (stepb == es) {
-            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)frag_get(w, x, 1 + r, l); memcpy(p + 4 * r, &v, 4); }
+            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)w->R[regs[r] + l]; memcpy(p + 4 * r, &v, 4); }
         } else if (es == 2) {
             for (int r = 0; r < nregs; r++) {
-                uint32_t v = (uint32_t)frag_get(w, x, 1 + r, l);
+                uint32_t v = (uint32_t)w->R[regs[r] + l];
                 uint16_t lo = (uint16_t)v, hi = (uint16_t)(v >> 16);
                 memcpy(p + (uint64_t)(2 * r) * stepb, &lo, 2);
                 memcpy(p + (uint64_t)(2 * r + 1) * stepb, &hi, 2);
             }
         } else if (es == 4) {
-            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)frag_get(w, x, 1 + r, l); memcpy(p + (uint64_t)r * stepb, &v, 4); }
+            for (int r = 0; r < nregs; r++) { uint32_t v = (uint32_t)w->R[regs[r] + l]; memcpy(p + (uint64_t)r * stepb, &v, 4); }
         } else {
             for (int r = 0; r < nregs; r++)
-                for (int q = 0; q < P; q++) p[(uint64_t)(r * P + q) * stepb] = (uint8_t)(frag_get(w, x, 1 + r, l) >> (8 * q));
+                for (int q = 0; q < P; q++) p[(uint64_t)(r * P + q) * stepb] = (uint8_t)(w->R[regs[r] + l] >> (8 * q));
         }
         w->maddr[l] = addr + t.off[l] * es;
     }
@@ -392,13 +367,13 @@ GS_HANDLER(h_wmma_store) {
     return GS_X_NEXT;
 }
 
-/* the distinct elements of every lane of a fragment held in registers (flat operands i0, i0 + 1, ...), as doubles: for A and C/D in
+/* the distinct elements of every lane of a fragment held in registers regs[], as doubles: for A and C/D in
  * fragment order (lane l's run of E elements at l*E: the matrix row-major), for B (K x N, runs down its
  * columns) transposed to row-major, out[k*n + j], the layout tc_mac_f64 takes. Register r of a lane holds
  * elements r*p .. r*p+p-1 of its run (slots past the first E repeat them and are not read).
  * f16 and f32 go in two steps: every lane's values of one register, converted in a loop the compiler
  * vectorises (an f16 that is not a normal number is redone by gs_h2f), then put in place. */
-static void frag_values(const gs_warp *w, const gs_xinst *x, int i0, const frag *f, int t, double *out, int n) {
+static void frag_values(const gs_warp *w, const uint32_t *regs, const frag *f, int t, double *out, int n) {
     const int E = f->e, P = f->p, bits = f->bits, nw = E / P;
     ptrdiff_t pos[GS_WARP], d = 1;                /* lane l's element e goes to out[pos[l] + e*d] */
     for (int l = 0; l < GS_WARP; l++) {
@@ -408,8 +383,7 @@ static void frag_values(const gs_warp *w, const gs_xinst *x, int i0, const frag 
     if (f->col_order) d = n;
     if (t == GS_T_F16) {
         for (int r = 0; r < nw; r++) {
-            uint64_t buf[GS_WARP];
-            const uint64_t *src = frag_in(w, x, i0 + r, buf);
+            const uint64_t *src = w->R + regs[r];
             uint64_t lo[GS_WARP], hi[GS_WARP];
             uint32_t odd = 0;
             for (int l = 0; l < GS_WARP; l++) {  /* gs_h2d's normal case, both halves */
@@ -434,8 +408,7 @@ static void frag_values(const gs_warp *w, const gs_xinst *x, int i0, const frag 
         }
     } else if (t == GS_T_F32) {
         for (int r = 0; r < nw; r++) {
-            uint64_t buf[GS_WARP];
-            const uint64_t *src = frag_in(w, x, i0 + r, buf);
+            const uint64_t *src = w->R + regs[r];
             double v[GS_WARP];
             for (int l = 0; l < GS_WARP; l++) v[l] = gs_f32((uint32_t)src[l]);
             for (int l = 0; l < GS_WARP; l++) out[pos[l] + r * d] = v[l];
@@ -444,7 +417,7 @@ static void frag_values(const gs_warp *w, const gs_xinst *x, int i0, const frag 
         for (int l = 0; l < GS_WARP; l++)
             for (int r = 0; r < nw; r++)
                 for (int q = 0; q < P; q++)
-                    out[pos[l] + (r * P + q) * d] = tc_value(t, tc_unpack(frag_get(w, x, i0 + r, l), bits, q));
+                    out[pos[l] + (r * P + q) * d] = tc_value(t, tc_unpack(w->R[regs[r] + l], bits, q));
     }
 }
 
@@ -463,13 +436,12 @@ GS_HANDLER(h_wmma_mma) {
     frag_of(shape, GS_FRAG_B, at, &fb);
     frag_of(shape, GS_FRAG_C, ct, &fc);
     frag_of(shape, GS_FRAG_D, dt, &fd);
-    /* flat operand indices of the fragments' first registers */
-    const int D = 0, A = D + gs_top(x, 0)->n, B = A + gs_top(x, 1)->n, C = B + gs_top(x, 2)->n;
+    const uint32_t *D = x->ops, *A = D + gs_top(x, 0)->n, *B = A + gs_top(x, 1)->n, *C = B + gs_top(x, 2)->n;
     /* every shape has M*K, K*N <= 512 and M*N = 256 */
     double a[512], bt[512], acc[256];
-    frag_values(w, x, A, &fa, at, a, 0);          /* a[i*K + k] */
-    frag_values(w, x, B, &fb, at, bt, N);         /* bt[k*N + j] */
-    frag_values(w, x, C, &fc, ct, acc, 0);        /* acc[i*N + j] */
+    frag_values(w, A, &fa, at, a, 0);             /* a[i*K + k] */
+    frag_values(w, B, &fb, at, bt, N);            /* bt[k*N + j] */
+    frag_values(w, C, &fc, ct, acc, 0);           /* acc[i*N + j] */
     if (dt == GS_T_S32) {
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
@@ -484,14 +456,9 @@ GS_HANDLER(h_wmma_mma) {
     int nd = gs_top(x, 0)->n;                     /* nd * p = E: register r holds elements r*p .. r*p+p-1 */
     if (dt == GS_T_F32) {
         for (int r = 0; r < nd; r++) {             /* D in fragment order, like C: lane l's run at l*E */
+            uint64_t *dst = w->R + D[r];
             const double *col = acc + r;
-            if (gs_n32(x, D + r)) {
-                uint32_t *dst = (uint32_t *)(w->R + x->ops[D + r]);
-                GS_LANES(m, l, dst[l] = (uint32_t)tc_f32_bits(col[l * fd.e]));
-            } else {
-                uint64_t *dst = w->R + x->ops[D + r];
-                GS_LANES(m, l, dst[l] = tc_f32_bits(col[l * fd.e]));
-            }
+            GS_LANES(m, l, dst[l] = tc_f32_bits(col[l * fd.e]));
         }
     } else {
         GS_LANES(m, l, {
@@ -499,7 +466,7 @@ GS_HANDLER(h_wmma_mma) {
             for (int r = 0; r < nd; r++) {
                 uint64_t v = 0;
                 for (int q = 0; q < fd.p; q++) v |= (uint64_t)tc_acc_bits(dt, row[r * fd.p + q], sat) << (fd.bits * q);
-                frag_put(w, x, D + r, l, v);
+                w->R[D[r] + l] = v;
             }
         });
     }
@@ -561,6 +528,3 @@ gs_handler gs_bind_wmma(const gs_xinst *x) {
         return NULL;
     }
 }
-
-/* registers in 32-bit lanes (regwidth.h): every handler here (frag_get, frag_put, frag_in, gs_opnd_addr_x) */
-int gs_n32_wmma(gs_handler h) { (void)h; return 1; }

@@ -3,7 +3,7 @@
  * drives; only the order of steps differs. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "regwidth.h"
+#include "internal.h"
 
 #define GS_QUANTUM 256
 
@@ -78,7 +78,6 @@ void gs_ctx_setup(gs_ctx *c, gs_device *dev, gs_program *prog, const gs_launch_d
     uint32_t nregs = fn->nregs > prog->max_func_regs ? fn->nregs : prog->max_func_regs;
     uint32_t npreds = fn->npreds > prog->max_func_preds ? fn->npreds : prog->max_func_preds;
     c->nregs_total = prog->nconst + nregs;
-    c->nstore = gs_regwidth_store(prog, c->nregs_total);
     c->npreds = npreds;
     c->fault = fault;
     c->stats = stats;

@@ -1,8 +1,7 @@
 /* internal.h — types shared by the engine's C modules (not part of the public interface).
  *
  * Data layout (see engine/README.md):
- *  - a warp's registers are one array of 64-bit slots, lane-minor: R[slot * 32 + lane] (a register of at
- *    most 32 bits may instead have 32 32-bit lanes in half of such a slot: regwidth.h). The first
+ *  - a warp's registers are one array of 64-bit slots, lane-minor: R[slot * 32 + lane]. The first
  *    nconst slots of every warp hold the program's immediates broadcast to all lanes, so every source
  *    operand is a register read (no immediate/register branch in handlers; exec.h's gs_src reads those
  *    slots from the program's copy, prog->const_regs, which stays in the host cache);
@@ -64,9 +63,6 @@ struct gs_xinst {
     int64_t imm;              /* memory offset of the MEM operand, if any */
     int32_t mem_base;         /* register offset of the MEM base, or -1 */
     uint8_t mem32;            /* the base register is 32-bit: the address arithmetic wraps at 2^32 */
-    uint8_t base32;           /* the base register is stored in 32-bit lanes (regwidth.h) */
-    uint32_t n32;             /* bit i: flat operand i is a register stored in 32-bit lanes (regwidth.h) */
-    uint32_t k32;             /* bit i: flat operand i is a constant (readable in 32-bit lanes: const32) */
     /* timing: registers written and read (slot numbers; constants excluded), predicates */
     uint8_t ndst, nsrc;
     int32_t dst_slot[4], src_slot[6];
@@ -89,15 +85,6 @@ struct gs_program {
     uint32_t nfuncs;
     uint32_t nconst;          /* constant slots at the start of every register file */
     uint64_t *const_regs;     /* nconst * 32 values */
-    uint32_t *const32;        /* their low 32 bits, the same offsets in uint32 units (regwidth.h) */
-    uint32_t nslots;          /* register slots, constants included (the timing model's numbering) */
-    uint32_t *sb_off;         /* beside sb: each listed register's storage offset in w->R (uint64 units),
-                               * | GS_SLOT_N32 if in 32-bit lanes (regwidth.h), for register prefetches */
-    uint32_t *store_end;      /* per slot s: register file storage (uint64 units) for slots 0..s */
-    uint32_t *slot_clr;       /* per slot s: its storage in w->R, offset (uint64 units) << 6 | length (0, 16 or
-                               * 32): what clearing the slot clears (livein.c); NULL: slot * 32, 32 */
-    uint16_t *slot_why;       /* per slot: GS_N32_NARROW, GS_N32_DECLARED or the op keeping its 32-bit
-                               * registers in 64-bit lanes */
     uint32_t max_func_regs;   /* slots needed by .func bodies (numbered after entries) */
     uint32_t max_func_preds;
     uint8_t *const_bank;
@@ -105,8 +92,8 @@ struct gs_program {
     struct gs_tsrc *trace;    /* trace-driven kernel (trace_src.c): warps take their instructions from it */
     gs_sass_cost *sass;       /* per instruction, or NULL (gs_program_set_sass) */
     uint32_t *sass_regs;      /* per function: ptxas's registers per thread, 0 = unknown */
-    /* per function f, the register storage a CTA start clears (livein.h): runs clr_first[f] .. clr_first[f + 1] - 1
-     * of clr_runs, in uint64 units of w->R; NULL: every slot */
+    /* per function f, the register slots a CTA start clears (livein.h): runs clr_first[f] .. clr_first[f + 1] - 1
+     * of clr_runs; NULL: every slot */
     struct gs_slot_run *clr_runs;
     uint32_t *clr_first;
 };
@@ -216,8 +203,7 @@ struct gs_ctx {
     const uint8_t *params;
     uint32_t param_bytes;
     int32_t func;
-    uint32_t nregs_total;      /* register slots (with constants): the timing model's numbering */
-    uint32_t nstore;           /* a warp register file's storage in 32 x 64-bit blocks (regwidth.h) */
+    uint32_t nregs_total;      /* slots per lane in a warp register file (with constants) */
     uint32_t npreds;
     uint64_t clock;            /* %clock source: cycle (timing) or executed warp instructions */
     uint32_t smid;

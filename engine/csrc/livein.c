@@ -111,19 +111,13 @@ int gs_livein_compute(gs_program *p) {
         uint64_t *live = calloc(ninst * nw, sizeof *live);
         int bad = !clr || !tmp || !live;
         if (!bad && !all) all = analyse(p, f, nw, clr, live, tmp);
-        if (!bad && all) bad = push_run(&runs, &nruns, &cap, p->nconst * GS_WARP, UINT32_MAX - p->nconst * GS_WARP);
-        for (uint32_t s = 0; !bad && !all && s < regs; s++) {   /* each set slot's storage, contiguous ones merged */
-            if (!(clr[s >> 6] >> (s & 63) & 1)) continue;
-            uint32_t slot = p->nconst + s;
-            uint32_t off = slot * GS_WARP, len = GS_WARP;       /* (no layout: one 64-bit block per slot) */
-            if (p->slot_clr) {
-                if (slot >= p->nslots) continue;                /* (named by no instruction: never stored) */
-                off = p->slot_clr[slot] >> 6;
-                len = p->slot_clr[slot] & 63;
-            }
-            if (!len) continue;
-            if (nruns > first[fi] && runs[nruns - 1].first + runs[nruns - 1].n == off) runs[nruns - 1].n += len;
-            else bad = push_run(&runs, &nruns, &cap, off, len);
+        if (!bad && all) bad = push_run(&runs, &nruns, &cap, p->nconst, UINT32_MAX - p->nconst);
+        for (uint32_t s = 0; !bad && !all && s < regs;) {     /* runs of set bits */
+            if (!(clr[s >> 6] >> (s & 63) & 1)) { s++; continue; }
+            uint32_t e = s;
+            while (e < regs && (clr[e >> 6] >> (e & 63) & 1)) e++;
+            bad = push_run(&runs, &nruns, &cap, p->nconst + s, e - s);
+            s = e;
         }
         free(clr); free(tmp); free(live);
         if (bad) { free(runs); free(first); return -1; }

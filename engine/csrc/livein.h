@@ -19,20 +19,15 @@
  * A function that calls another (arguments and callee registers live across the call) gets every slot.
  * The values a thread reads are then those of a cleared file, so results stay byte-identical.
  *
- * The runs name storage, not slots: a slot's registers may live in 32-bit lanes, half a 64-bit block
- * (regwidth.h), so each set slot contributes its storage (gs_program.slot_clr, filled by the layout, which
- * runs first) and contiguous pieces are merged.
- *
- * Contract: gs_livein_compute(p), after gs_regwidth_layout, fills p->clr_runs / p->clr_first (runs in uint64
- * units of a warp's register file w->R, not sorted, per function f: runs clr_first[f] .. clr_first[f + 1] - 1;
- * a run may reach past the register file: clamp it) and returns 0, or -1 when out of host memory (nothing
- * filled: the caller clears everything). */
+ * Contract: gs_livein_compute(p) fills p->clr_runs / p->clr_first (runs of absolute slot numbers, sorted,
+ * per function f: runs clr_first[f] .. clr_first[f + 1] - 1; a run's n may reach past the register file:
+ * clamp it) and returns 0, or -1 when out of host memory (nothing filled: the caller clears everything). */
 #ifndef GS_LIVEIN_H
 #define GS_LIVEIN_H
 #include <stdint.h>
 
 typedef struct gs_slot_run {
-    uint32_t first, n;            /* w->R[first .. first + n - 1] (uint64 units) */
+    uint32_t first, n;            /* slots first .. first + n - 1 */
 } gs_slot_run;
 
 struct gs_program;

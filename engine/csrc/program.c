@@ -3,14 +3,12 @@
  * Steps: (1) collect every immediate into constant register slots (deduplicated), (2) flatten each
  * instruction's operands (vector elements expanded) into resolved offsets, (3) ask each family's
  * binder for a handler, refusing the whole program with the first instruction nobody handles,
- * (4) record static facts the timing model needs (registers read and written, functional unit),
- * (5) choose each register slot's storage width and place the slots (regwidth.c).
+ * (4) record static facts the timing model needs (registers read and written, functional unit).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
 #include "livein.h"
-#include "regwidth.h"
 
 #define GS_NO_SLOT 0xffffffffu
 
@@ -31,27 +29,15 @@ static const char *const OP_NAMES[GS_OP__COUNT] = {
 
 const char *gs_op_name(int op) { return (op >= 0 && op < GS_OP__COUNT) ? OP_NAMES[op] : "?"; }
 
-/* each family's binder, and which of its handlers take registers stored in 32-bit lanes (regwidth.h;
- * NULL: none) */
-static const struct {
-    gs_handler (*bind)(const gs_xinst *);
-    int (*n32)(gs_handler);
-} FAMILIES[] = {
-    {gs_bind_ctrl, NULL}, {gs_bind_move, gs_n32_move}, {gs_bind_int, gs_n32_int},
-    {gs_bind_bits, gs_n32_bits}, {gs_bind_float, gs_n32_float}, {gs_bind_half, NULL},
-    {gs_bind_simd, NULL}, {gs_bind_sfu, gs_n32_sfu}, {gs_bind_cmp, gs_n32_cmp}, {gs_bind_cvt, gs_n32_cvt},
-    {gs_bind_mem, gs_n32_mem}, {gs_bind_atomic, NULL}, {gs_bind_warp, gs_n32_warp}, {gs_bind_wmma, gs_n32_wmma},
-    {gs_bind_mma, NULL}, {gs_bind_ldmatrix, NULL}, {gs_bind_wgmma, NULL}, {gs_bind_async, NULL}};
-
-/* the handler for x, or NULL; *n32 (if given): whether it takes 32-bit register storage */
-static gs_handler bind(const gs_xinst *x, uint8_t *n32) {
-    if (n32) *n32 = 0;
+static gs_handler bind(const gs_xinst *x) {
+    static gs_handler (*const binders[])(const gs_xinst *) = {
+        gs_bind_ctrl, gs_bind_move, gs_bind_int, gs_bind_bits, gs_bind_float, gs_bind_half,
+        gs_bind_simd, gs_bind_sfu, gs_bind_cmp, gs_bind_cvt, gs_bind_mem, gs_bind_atomic, gs_bind_warp,
+        gs_bind_wmma, gs_bind_mma, gs_bind_ldmatrix, gs_bind_wgmma, gs_bind_async};
     if (x->flags & GS_F_UNSUPPORTED) return NULL;
-    for (size_t i = 0; i < sizeof FAMILIES / sizeof *FAMILIES; i++) {
-        gs_handler h = FAMILIES[i].bind(x);
-        if (!h) continue;
-        if (n32) *n32 = FAMILIES[i].n32 && FAMILIES[i].n32(h);
-        return h;
+    for (size_t i = 0; i < sizeof binders / sizeof *binders; i++) {
+        gs_handler h = binders[i](x);
+        if (h) return h;
     }
     return NULL;
 }
@@ -149,13 +135,6 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
     }
 
     /* (2)+(3) decode and bind */
-    uint8_t *n32 = calloc(ninsts ? ninsts : 1, 1);
-    if (!n32) {
-        snprintf(err, errlen, "out of memory");
-        free(cslot);
-        gs_program_destroy(p);
-        return NULL;
-    }
     for (uint32_t i = 0; i < ninsts; i++) {
         const gs_ir_inst *ir = &p->ir[i];
         gs_xinst *x = &p->x[i];
@@ -224,28 +203,18 @@ gs_program *gs_program_create(const gs_ir_inst *insts, uint32_t ninsts, const gs
         x->wr = sb + span - nwr;
         x->nwr = (uint16_t)nwr;
         x->unit = (uint8_t)unit_of(x);
-        x->fn = bind(x, &n32[i]);
+        x->fn = bind(x);
         if (!x->fn) {
             snprintf(err, errlen, "line %u: unsupported instruction: %s%s%s (op %s, type %s%s%s)",
                      ir->line, gs_op_name(ir->op), ir->type ? "." : "", gs_type_name(ir->type),
                      gs_op_name(ir->op), gs_type_name(ir->type), ir->type2 ? ", " : "",
                      ir->type2 ? gs_type_name(ir->type2) : "");
             free(cslot);
-            free(n32);
             gs_program_destroy(p);
             return NULL;
         }
     }
     free(cslot);
-    /* (5) registers of at most 32 bits in 32-bit lanes where every handler touching them allows it */
-    int lay = gs_regwidth_layout(p, n32);
-    free(n32);
-    if (lay) {
-        snprintf(err, errlen, "out of memory");
-        gs_program_destroy(p);
-        return NULL;
-    }
-    /* (6) per entry function, the storage a CTA start clears (after the layout: runs are in its units) */
     gs_livein_compute(p);                        /* (out of memory: clr_runs stays NULL, CTAs clear every slot) */
     return p;
 }
@@ -257,13 +226,13 @@ int gs_inst_supported(const gs_ir_inst *ir, const gs_ir_opnd *opnds) {
     x.ir = ir; x.op = ir->op; x.type = ir->type; x.type2 = ir->type2; x.space = ir->space;
     x.sub = ir->sub; x.rnd = ir->rnd; x.cmp = ir->cmp; x.vec = ir->vec; x.flags = ir->flags;
     x.aux = ir->aux; x.guard = ir->guard; x.irops = opnds;
-    return bind(&x, NULL) != NULL;
+    return bind(&x) != NULL;
 }
 
 void gs_program_destroy(gs_program *p) {
     if (!p) return;
     free(p->x); free(p->ir); free(p->opnds); free(p->funcs); free(p->flat); free(p->sb);
-    free(p->const_regs); free(p->const_bank); free(p->sb_off); free(p->store_end); free(p->slot_why); free(p->const32); free(p->slot_clr);
+    free(p->const_regs); free(p->const_bank);
     free(p->sass); free(p->sass_regs);
     free(p->clr_runs); free(p->clr_first);
     free(p);

@@ -21,7 +21,6 @@
 #include "warpsched.h"
 #include "trace_src.h"
 #include "exec.h"
-#include "regwidth.h"
 
 #define GS_MAX_ISSUE_PER_CYCLE 8           /* SASS timing: folded instructions issued with others in a cycle */
 
@@ -187,19 +186,9 @@ static inline void prefetch_lanes(const uint64_t *r, int rw) {
     }
 }
 
-/* the storage of the register listed at sl (in x->rd or x->wr) of w: 4 lines, or 2 for a register in 32-bit
- * lanes (regwidth.h) */
-static inline void prefetch_reg(const gs_program *p, const gs_warp *w, const uint32_t *sl, int rw) {
-    uint32_t o = p->sb_off ? p->sb_off[sl - p->sb] : *sl * GS_WARP;
-    const uint64_t *r = w->R + (o & ~GS_SLOT_N32);
-    if (!(o & GS_SLOT_N32)) { prefetch_lanes(r, rw); return; }
-    if (rw) { __builtin_prefetch(r, 1, 2); __builtin_prefetch(r + 8, 1, 2); }
-    else { __builtin_prefetch(r, 0, 2); __builtin_prefetch(r + 8, 0, 2); }
-}
-
-/* the registers instruction x reads (the warp's register file is cold whenever it issues again) */
-static inline void prefetch_reads(const gs_program *p, const gs_warp *w, const gs_xinst *x) {
-    for (uint32_t i = 0; i < x->nrd; i++) prefetch_reg(p, w, &x->rd[i], 0);
+/* the register slots instruction x reads (the warp's register file is cold whenever it issues again) */
+static inline void prefetch_reads(const gs_warp *w, const gs_xinst *x) {
+    for (uint32_t i = 0; i < x->nrd; i++) prefetch_lanes(w->R + (size_t)x->rd[i] * GS_WARP, 0);
 }
 
 /* when can this warp's next instruction issue, and what is it waiting for */
@@ -260,8 +249,8 @@ static void next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, in
     /* the registers this instruction reads and writes: ask the host cache for them now, while other
      * warps issue (a warp's register file is cold by the time it issues again; no effect on results) */
     if (w->R && !ts->prog->trace) {
-        prefetch_reads(ts->prog, w, x);
-        for (uint32_t i = 0; i < x->nwr; i++) prefetch_reg(ts->prog, w, &x->wr[i], 1);
+        prefetch_reads(w, x);
+        for (uint32_t i = 0; i < x->nwr; i++) prefetch_lanes(w->R + (size_t)x->wr[i] * GS_WARP, 1);
         if (x->unit == GS_U_LDST) prefetch_lanes(w->maddr, 1);   /* the lane addresses the functional core leaves */
     }
     tw->nr_base = earliest;
@@ -804,7 +793,7 @@ void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until) {
         const gs_warp *w = tw->w;
         const gs_xinst *x = &ts->prog->x[tw->next_pc];
         if (x->guard >= 0) __builtin_prefetch(&w->P[x->guard], 0, 2);
-        if (w->R) prefetch_reads(ts->prog, w, x);
+        if (w->R) prefetch_reads(w, x);
     }
 }
 

@@ -293,14 +293,6 @@ typedef struct gs_sass_cost {
  * Timing launches use them when timing.sass is auto. Returns 0, or -1 (nothing changed) when a count or a
  * unit is out of range or memory runs out. */
 int gs_program_set_sass(gs_program *p, const gs_sass_cost *costs, uint32_t n, const uint32_t *regs, uint32_t nfuncs);
-/* Register storage widths (engine/csrc/regwidth.h): per register slot s of the program (constant slots
- * first), what happens to the registers of at most 32 bits that share it: why[s] = GS_N32_NARROW (stored in
- * 32-bit lanes), GS_N32_DECLARED (the slot has none: only wider registers, or a constant), GS_N32_UNKNOWN (an
- * operand of unknown width names the slot: all its registers stay in 64-bit lanes) or the enum gs_op
- * of an instruction whose handler takes only 64-bit lanes and touches one (they stay in 64-bit lanes). */
-enum { GS_N32_NARROW = 0xffff, GS_N32_DECLARED = 0xfffe, GS_N32_UNKNOWN = 0xfffd };
-/* Contract: fills why[0 .. min(cap, slots)) as above and returns the program's slot count (0 for NULL). */
-uint32_t gs_program_reg_widths(const gs_program *p, uint16_t *why, uint32_t cap);
 /* Contract: 1 if the engine has a handler for this instruction (used by the front end to report
  * every unsupported instruction at once), else 0. */
 int gs_inst_supported(const gs_ir_inst *inst, const gs_ir_opnd *opnds);
