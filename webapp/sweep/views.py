@@ -188,8 +188,11 @@ def start_sweep():
     existing = _index().get(spec.id)
     if drivers.running(spec.id) or (existing and existing["status"] == "running"):
         raise ApiError(f"sweep {spec.id} is already running", 409)
-    if drivers.live():           # one local cluster at a time from the page: they would share the cores
-        raise ApiError(f"sweep {drivers.live()[0]} started from this page is still running: wait for it, or run "
+    # one local cluster at a time from the page: they would share the cores (a driver whose sweep the index already
+    # has as ended is only shutting its cluster down: a new sweep may start, as the page says the old one is done)
+    busy = [sid for sid in drivers.live() if (_index().get(sid) or {}).get("status", "running") == "running"]
+    if busy:
+        raise ApiError(f"sweep {busy[0]} started from this page is still running: wait for it, or run "
                        f"more at once with `simtscope sweep`", 409)
     data_dir = current_app.config["DATA_DIR"]
     os.makedirs(os.path.join(data_dir, "sweeps"), exist_ok=True)
