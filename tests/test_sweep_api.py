@@ -84,3 +84,33 @@ def test_a_request_with_bundles_sweeps_them_with_the_named_cases_only():
     spec = spec_from_request({"only": "saxpy_1M", "bundles": [path], "sets": []})
     assert [w.id for w in spec.workloads] == ["case:saxpy_1M", "bundle:example_mlp_b64_fp32"]
     assert [w.kind for w in spec.workloads] == ["case", "bundle"]
+
+
+class _FakeDrivers:
+    """The page's driver launcher with one driver process still alive (sweep `sid`); starts are recorded."""
+
+    def __init__(self, sid):
+        self.sid, self.started = sid, []
+
+    def live(self):
+        return [self.sid]
+
+    def running(self, sweep_id):
+        return False
+
+    def start(self, sweep_id, body, data_dir):
+        self.started.append(sweep_id)
+
+
+def test_a_page_sweep_waits_for_a_running_one_but_not_for_one_shutting_down(app):
+    old = _spec()
+    idx = SweepIndex(app.config["DATA_DIR"])
+    idx.begin(old, old.points(), None)                              # this process: a live driver
+    fake = app.extensions["simtscope-sweep-drivers"] = _FakeDrivers(old.id)
+    body = {"cases": ["vector_add_1M"], "sets": ["l2.size_kib=30720"]}
+    r = app.test_client().post("/api/sweeps", json=body)
+    assert r.status_code == 409 and f"sweep {old.id} started from this page is still running" in r.get_json()["error"]
+    assert fake.started == []
+    idx.finish(old.id, "done")                   # its points are in; the driver is only stopping its cluster
+    r = app.test_client().post("/api/sweeps", json=body)
+    assert r.status_code == 202 and fake.started == [r.get_json()["id"]]
