@@ -78,20 +78,12 @@ class PassesMixin:
                 top += allocs[f.name].nslots
         has_funcs = any(f.kind == "func" for f in fs)
         nold = max([self.finfo[f.name]["reg_base"] + self.finfo[f.name]["nregs"] for f in fs] or [0])
-        first = insts["opnd"]
         kind, reg = opnds["kind"], opnds["reg"]
         # each function's operands are one contiguous range (instructions may have been reordered
         # within blocks by schedule.py, so take the smallest start in the function, not its first pc)
-        nop, kinds_l, n_l = insts["nopnd"].tolist(), opnds["kind"].tolist(), opnds["n"].tolist()
-
-        def span(pc):
-            j = int(first[pc])
-            for _ in range(nop[pc]):
-                j += 1 + (n_l[j] if kinds_l[j] == OK["vec"] else 0)
-            return int(first[pc]), j
         for fi, f in zip(program.functions, fs):
             # kernels all number their registers from 0: rewrite each function's operands separately
-            spans = [span(pc) for pc in range(fi.entry_pc, fi.end_pc)]
+            spans = [ir.span(pc) for pc in range(fi.entry_pc, fi.end_pc)]
             spans = [sp for sp in spans if sp[1] > sp[0]]
             lo = min((a for a, _ in spans), default=0)
             hi = max((b for _, b in spans), default=0)

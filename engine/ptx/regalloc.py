@@ -57,6 +57,13 @@ class IRView:
         self.n = opnds["n"].tolist()
         self.reg = opnds["reg"].tolist()
 
+    def span(self, pc):
+        """(first, end): the operand records of instruction pc (a vector's elements follow its record)"""
+        j = self.first[pc]
+        for _ in range(self.nopnd[pc]):
+            j += 1 + (self.n[j] if self.kind[j] == VEC else 0)
+        return self.first[pc], j
+
     def uses_defs(self, pc):
         """(uses, defs) register indices of instruction pc (predicates are left out)."""
         kind, reg = self.kind, self.reg
@@ -256,9 +263,7 @@ def repack(program, funcs: set[int]) -> dict[int, int]:
         a = allocate(ir, start, end, _succ_fn(insts, start), {})
         if a.nslots >= int(f["nregs"][fi]):
             continue
-        first, count = insts["opnd"][start:end], insts["nopnd"][start:end]
-        idx = np.concatenate([np.arange(j, j + _span(ir, j, c)) for j, c in zip(first.tolist(), count.tolist())]
-                             or [np.zeros(0, np.int64)])
+        idx = np.concatenate([np.arange(*ir.span(pc)) for pc in range(start, end)] or [np.zeros(0, np.int64)])
         kind, reg = opnds["kind"][idx], opnds["reg"][idx]
         sel = ((kind == REG) | (kind == MEM)) & (reg >= 0)
         if any(int(r) not in a.mapping for r in set(reg[sel].tolist())):
@@ -269,12 +274,3 @@ def repack(program, funcs: set[int]) -> dict[int, int]:
         out[fi] = a.nslots
     return out
 
-
-def _span(ir: IRView, j: int, count: int) -> int:
-    """how many operand records `count` top-level operands starting at record j take (a vector's elements
-    follow it)"""
-    n = 0
-    for _ in range(count):
-        step = 1 + (ir.n[j + n] if ir.kind[j + n] == VEC else 0)
-        n += step
-    return n

@@ -27,6 +27,7 @@ from engine.config import ConfigError, list_configs
 
 from .. import services
 from ..api import ApiError, json_object, show
+from ..bundles import bundle_path
 from .index import SweepIndex
 from .spec import SweepError
 
@@ -206,7 +207,6 @@ def start_sweep():
 def _bundle_file(wid: str) -> str:
     """The file of a bundle the explorer lists (the project's or an upload), by its workload id: the page names
     workloads, never paths on the server."""
-    from ..bundles import bundle_path
     try:
         p = bundle_path(services.get().cat, wid, current_app.config["BUNDLE_DIRS"])
     except KeyError as e:
