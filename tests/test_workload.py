@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -379,3 +380,31 @@ def test_every_timed_launch_says_how_it_was_timed(tmp_path):
     assert d["summary"]["timing_modes"] == {"sass": 0, "ptx": 2}
     assert d["summary"]["mae_sass_warp_insts"] is None
     assert "timing: 0 launch(es) with SASS costs, 2 as PTX (PTX: timing.sass = off)" in format_table(res)
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no per-thread priorities here")
+def test_modules_are_lowered_ahead_at_the_lowest_priority_after_the_buffers(tmp_path, monkeypatch):
+    """With 2 threads the lowering thread starts once the bundle's buffers are filled (it would share the GIL
+    with the filling) and runs at nice 19 (the simulation threads keep the cores); the run's own thread keeps
+    its priority, and the results are those of 1 thread."""
+    import threading
+    from engine.timing import TimingSim
+    from engine.workload import replay
+    seen = []
+    real_lower = replay.WorkloadRunner._lower
+
+    def lower(self, rel):
+        seen.append((threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+                     len(self.addr) == len(self.bundle.buffers)))
+        return real_lower(self, rel)
+    monkeypatch.setattr(replay.WorkloadRunner, "_lower", lower)
+    m, files = _good(tmp_path)
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    with open_bundle(_write(tmp_path, m, files)) as b:
+        two = run_workload(b, sim=TimingSim("h200", threads=2))
+        ahead = list(seen)
+        one = run_workload(b, sim=TimingSim("h200", threads=1))
+    assert ahead and all(tid != threading.get_native_id() and nice == 19 and filled for tid, nice, filled in ahead)
+    assert seen[len(ahead):] and all(tid == threading.get_native_id() and nice == mine for tid, nice, _ in seen[len(ahead):])
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    assert two.outputs_pass and [r.sim_cycles for r in two.launches] == [r.sim_cycles for r in one.launches]

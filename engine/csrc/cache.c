@@ -16,7 +16,7 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     c->way = gs_line_calloc(n, sizeof *c->way);
     c->bits = gs_line_calloc(n, sizeof *c->bits);
     c->ready = gs_line_calloc(n * c->nsect, sizeof *c->ready);
-    if (!c->way || !c->bits || !c->ready) {
+    if (!c->way || !c->bits || !c->ready || gs_setmask_init(&c->used, c->sets)) {
         gs_cache_free(c);
         return -1;
     }
@@ -25,15 +25,22 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
 
 void gs_cache_free(gs_cache *c) {
     free(c->way); free(c->bits); free(c->ready);
+    gs_setmask_free(&c->used);
     memset(c, 0, sizeof *c);
 }
 
+static void clear_set(void *ctx, uint64_t set) {
+    gs_cache *c = ctx;
+    size_t base = (size_t)set * c->assoc;
+    memset(c->way + base, 0, c->assoc * sizeof *c->way);
+    memset(c->bits + base, 0, c->assoc * sizeof *c->bits);
+    memset(c->ready + base * c->nsect, 0, (size_t)c->assoc * c->nsect * sizeof *c->ready);
+}
+
+/* only the sets a line was installed in since the last clear are not all zero */
 void gs_cache_clear(gs_cache *c) {
-    size_t n = (size_t)c->sets * c->assoc;
     if (!c->way) return;
-    memset(c->way, 0, n * sizeof *c->way);
-    memset(c->bits, 0, n * sizeof *c->bits);
-    memset(c->ready, 0, n * c->nsect * sizeof *c->ready);
+    gs_setmask_drain(&c->used, clear_set, c);
     c->stamp = 0;
 }
 
@@ -56,6 +63,7 @@ int64_t gs_cache_alloc(gs_cache *c, uint64_t line, uint64_t set, uint64_t *ev_li
         if (c->way[i].tag == 0) { best = i; break; }
         if (c->way[i].lru < c->way[best].lru) best = i;
     }
+    gs_setmask_mark(&c->used, set);
     gs_cache_way *v = &c->way[best];
     gs_cache_bits *b = &c->bits[best];
     *ev_dirty = v->tag ? (uint8_t)(b->dirty & b->valid) : 0;

@@ -5,6 +5,7 @@
 #ifndef GS_CACHE_H
 #define GS_CACHE_H
 #include <stdint.h>
+#include "setmask.h"
 
 /* A way's tag and LRU stamp side by side (a 4-way set is one host cache line), its valid and dirty sector
  * masks side by side in a second array: a look-up touches two lines of directory, not five. */
@@ -23,6 +24,7 @@ typedef struct gs_cache {
     gs_cache_bits *bits;  /* sets * assoc */
     uint64_t *ready;      /* sets * assoc * nsect: cycle the sector's data is present */
     uint64_t stamp;
+    gs_setmask used;      /* sets installed in since the last clear (setmask.h) */
 } gs_cache;
 
 /* Contract: lines = bytes / line_bytes must be a multiple of assoc; returns 0 or -1 (no memory). */

@@ -41,6 +41,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
         uint8_t *base = l2->dir_mem.p;
         l2->sl[i].c = shape;
         gs_l2dir_attach(&l2->sl[i].c, (uint64_t *)(void *)(base + bb * i), base + bb * l2->nslices + rb * i);
+        if (gs_setmask_init(&l2->sl[i].c.used, shape.sets)) return -1;
         if (gs_cal_init(&l2->sl[i].port) || gs_cal_init(&l2->sl[i].atomic)) return -1;
     }
     uint32_t ilv = l2->interleave_bytes;
@@ -70,6 +71,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
 void gs_l2_free(gs_l2 *l2) {
     for (uint32_t i = 0; l2->sl && i < l2->nslices; i++) {
         gs_cal_free(&l2->sl[i].port); gs_cal_free(&l2->sl[i].atomic);
+        gs_setmask_free(&l2->sl[i].c.used);
     }
     free(l2->sl);
     gs_huge_free(&l2->dir_mem);

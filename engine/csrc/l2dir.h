@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "setmask.h"
 
 typedef struct gs_l2dir {
     uint32_t sets, assoc, nsect;
@@ -24,6 +25,7 @@ typedef struct gs_l2dir {
     uint64_t *blk;                     /* per set: tag[assoc] (line number + 1; 0 = invalid), then lru[assoc] */
     uint8_t *rec;                      /* sets * assoc records, starting a host cache line */
     uint64_t stamp;
+    gs_setmask used;                   /* sets installed in since the last clear (setmask.h; l2.c owns it) */
     uint8_t ev_part;                   /* partial sectors of the last victim */
 } gs_l2dir;
 
@@ -59,11 +61,16 @@ static inline size_t gs_l2dir_rec_bytes(const gs_l2dir *d) { return ((size_t)d->
  * blocks and records out in one huge-page block (hugemem.h) and gives it back itself */
 static inline void gs_l2dir_attach(gs_l2dir *d, uint64_t *blk, uint8_t *rec) { d->blk = blk; d->rec = rec; }
 
+static inline void gs_l2dir_clear_set(void *ctx, uint64_t set) {
+    gs_l2dir *d = ctx;
+    memset(d->blk + (size_t)set * 2 * d->assoc, 0, 2 * (size_t)d->assoc * sizeof *d->blk);
+    memset(d->rec + (size_t)set * d->assoc * d->stride, 0, (size_t)d->assoc * d->stride);
+}
+
+/* only the sets a line was installed in since the last clear are not all zero */
 static inline void gs_l2dir_clear(gs_l2dir *d) {
     if (!d->blk) return;
-    size_t n = (size_t)d->sets * d->assoc;
-    memset(d->blk, 0, 2 * n * sizeof *d->blk);
-    memset(d->rec, 0, n * d->stride);
+    gs_setmask_drain(&d->used, gs_l2dir_clear_set, d);
     d->stamp = 0;
 }
 
@@ -109,6 +116,7 @@ static inline int64_t gs_l2dir_alloc(gs_l2dir *d, uint64_t line, uint64_t set, u
     }
     int64_t i = (int64_t)(set * d->assoc + best);
     uint8_t *r = gs_l2dir_rec(d, i);
+    gs_setmask_mark(&d->used, set);
     *ev_dirty = tag[best] ? (uint8_t)(r[1] & r[0]) : 0;
     *ev_line = tag[best] ? tag[best] - 1 : 0;
     d->ev_part = tag[best] ? (uint8_t)(r[2] & *ev_dirty) : 0;

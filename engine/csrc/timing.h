@@ -272,6 +272,9 @@ static inline uint8_t gs_unit_of(const gs_tsim *ts, int pc, const gs_xinst *x) {
     return s && gs_unit_is_alu(x->unit) && gs_unit_is_alu(s->unit) ? s->unit : x->unit;
 }
 
+/* tsim.c: the warp slots of an SM the launch's warps can take (its occupancy; ctas_per_sm is set) */
+uint32_t gs_tsim_warp_slots(const gs_tsim *ts);
+
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
 void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until);

@@ -163,7 +163,7 @@ int gs_tsim_launch_trace(gs_tsim *ts, gs_device *dev, gs_trace *t, const gs_reco
      * register files are one slot: nothing executes, and clearing 320 slots per warp per CTA cost 10 %) */
     uint32_t nslots = GS_TR_RSLOTS + GS_TR_URSLOTS;
     for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++)
-        for (uint32_t w = 0; w < ts->cfg.sm_max_warps; w++)
+        for (uint32_t w = 0; w < gs_tsim_warp_slots(ts); w++)      /* (the slots its warps can take) */
             if (gs_tsm_scoreboards(ts, &ts->sms[s].tw[w], nslots, ts->npreds + 1)) {
                 snprintf(fault->message, sizeof fault->message, "out of memory");
                 fault->kind = GS_FAULT_INVALID;

@@ -229,12 +229,21 @@ static uint32_t occupancy(gs_tsim *ts, const gs_ir_func *f, uint32_t *carve_kib,
     return lim[li];
 }
 
+/* the warp slots of an SM this launch can use: its occupancy's warps (ctas_per_sm is set) */
+uint32_t gs_tsim_warp_slots(const gs_tsim *ts) {
+    uint64_t n = (uint64_t)ts->ctas_per_sm * ts->warps_per_cta;
+    return n < ts->cfg.sm_max_warps ? (uint32_t)n : ts->cfg.sm_max_warps;
+}
+
 /* SM sm's part of a launch's setup (carveout `carve`); -1: out of memory */
 static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
     const gs_tconfig *c = &ts->cfg;
+    /* a CTA's warps take the lowest free slots (tsm.c, free_slot), so with at most ctas_per_sm CTAs resident
+     * no warp ever sits above the first gs_tsim_warp_slots slots: only those need scoreboards this large */
+    uint32_t used = gs_tsim_warp_slots(ts);
     for (uint32_t w = 0; w < c->sm_max_warps; w++) {
         gs_tw *tw = &sm->tw[w];
-        if (gs_tsm_scoreboards(ts, tw, ts->nslots ? ts->nslots : 1, ts->npreds + 1)) return -1;
+        if (w < used && gs_tsm_scoreboards(ts, tw, ts->nslots ? ts->nslots : 1, ts->npreds + 1)) return -1;
         tw->w = NULL;
     }
     for (uint32_t k = 0; k < c->sm_subcores; k++) {

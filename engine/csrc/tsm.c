@@ -709,10 +709,10 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         sm->warm_at = first + (ts->cfg.sm_icache == GS_ICACHE_IDEAL ? ts->cfg.gpu_sm_cold_fetch_cycles : 0);
     if (first < sm->warm_at) first = sm->warm_at;
     if (ts->cfg.gpu_cta_accept_after_start) sm->accept_at = first;
-    uint32_t s = 0;
+    uint32_t s = 0, slots = gs_tsim_warp_slots(ts);   /* (only those have this launch's scoreboards) */
     for (uint32_t k = 0; k < tc->cta.nwarps; k++) {
-        s = free_slot(sm, s, ts->cfg.sm_max_warps);
-        if (s == ts->cfg.sm_max_warps) return -1;       /* occupancy computation guarantees room */
+        s = free_slot(sm, s, slots);
+        if (s == slots) return -1;                      /* occupancy computation guarantees room */
         gs_tw *tw = &sm->tw[s];
         tw->w = &tc->cta.warps[k];
         sm->resident_mask[s >> 6] |= 1ull << (s & 63);

@@ -171,9 +171,48 @@ static void test_fastmod_matches_remainder(void) {
     CHECK(tried > 1000000);
 }
 
+/* a clear zeroes only the sets a line was installed in (setmask.h): the directory must end all zero, as a
+ * fresh one, whatever was touched, and a clear with nothing installed since changes nothing */
+static int all_zero(const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) if (b[i]) return 0;
+    return 1;
+}
+static void test_cache_clear_touched_sets(void) {
+    gs_cache c;
+    CHECK(gs_cache_init(&c, 300 * 4 * 128, 128, 32, 4) == 0);   /* 300 sets: the mask's last word part-used */
+    size_t n = (size_t)c.sets * c.assoc;
+    uint64_t ev;
+    uint8_t dirty;
+    for (int round = 0; round < 3; round++) {
+        for (uint64_t line = round; line < 5000; line += 7 + round) {     /* sets 0..299, some left untouched */
+            uint64_t set = gs_cache_set(&c, line);
+            int64_t i = gs_cache_alloc(&c, line, set, &ev, &dirty);
+            c.bits[i].valid = 0xf;
+            c.bits[i].dirty = 0x1;
+            c.ready[(size_t)i * c.nsect + 2] = 1000 + line;
+        }
+        CHECK(!all_zero(c.way, n * sizeof *c.way));
+        gs_cache_clear(&c);
+        CHECK(all_zero(c.way, n * sizeof *c.way));
+        CHECK(all_zero(c.bits, n * sizeof *c.bits));
+        CHECK(all_zero(c.ready, n * c.nsect * sizeof *c.ready));
+        CHECK(all_zero(c.used.bits, c.used.words * sizeof *c.used.bits));
+        CHECK(c.stamp == 0);
+        CHECK(gs_cache_find(&c, 7, gs_cache_set(&c, 7)) < 0);
+    }
+    uint64_t set = gs_cache_set(&c, 299);
+    gs_cache_alloc(&c, 299, set, &ev, &dirty);                            /* the last set alone */
+    CHECK(c.used.bits[set >> 6] == 1ull << (set & 63));
+    gs_cache_clear(&c);
+    CHECK(all_zero(c.way, n * sizeof *c.way));
+    gs_cache_free(&c);
+}
+
 int main(void) {
     test_fastmod_matches_remainder();
     test_cache_lru();
+    test_cache_clear_touched_sets();
     test_calendar_out_of_order();
     test_calendar_matches_full_clearing();
     if (failures) { printf("%d failure(s)\n", failures); return 1; }

@@ -13,6 +13,7 @@ reported with its error and skipped; the others still run. Outputs are checked a
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
@@ -226,6 +227,18 @@ def _short_switch(d: int) -> None:
             sys.setswitchinterval(_switch_users[1])
 
 
+def _yielding() -> None:
+    """The lowering thread gives way to the simulation threads for the processor (Linux: a thread's own nice
+    value). With as many simulation threads as cores, a third runnable thread takes a core from one of them
+    at times, and the others then wait for it at the end of every quantum; at the lowest priority it runs
+    while they wait for the run's thread (between launches) or when the run needs its module now (the run's
+    thread then waits for it, so it has a core). Only speed depends on it."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
+
+
 class WorkloadRunner:
     """Holds one bundle on one device: buffers allocated and filled, then each launch prepared (its module
     loaded on first use, its kernel found, its arguments packed) when run_workload comes to it (prepare) or
@@ -254,14 +267,7 @@ class WorkloadRunner:
             if not L.opaque and L.ptx not in self._for_sim:
                 self._for_sim[L.ptx] = sim is not None and L.index in timed
         self._pool = self._jobs = self._switch = None
-        if background and self._for_sim:
-            # the run's thread takes the GIL back within this when it returns from the engine (Python's
-            # default, 5 ms, would hold up each return while the lowering thread runs)
-            _short_switch(+1)
-            self._switch = True
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="simtscope-lower")
-            self._jobs = {rel: self._pool.submit(self._lower, rel) for rel in self._for_sim}
-        try:                            # (the first modules are lowered meanwhile)
+        try:
             for bid, buf in bundle.buffers.items():
                 a = device.malloc(max(buf.bytes, 1))
                 data = bundle.buffer_bytes(bid)
@@ -271,6 +277,15 @@ class WorkloadRunner:
         except BaseException:
             self.close()
             raise
+        # the lowering thread starts once the buffers are filled: before, it shared the GIL with the filling, which
+        # took resnet18_b1's 0.12 s to 1 s, so that no launch began before nearly every module was lowered
+        if background and self._for_sim:
+            # the run's thread takes the GIL back within this when it returns from the engine (Python's
+            # default, 5 ms, would hold up each return while the lowering thread runs)
+            _short_switch(+1)
+            self._switch = True
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="simtscope-lower", initializer=_yielding)
+            self._jobs = {rel: self._pool.submit(self._lower, rel) for rel in self._for_sim}
 
     def _lower(self, rel: str):
         """The module's program (pure Python: any thread)."""
