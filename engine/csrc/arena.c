@@ -23,14 +23,6 @@ void gs_arena_destroy(gs_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* the pages of [p, p + n) backed now rather than at their first use in a launch */
-static void touch(char *p, size_t n) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-    if (madvise(p, n, MADV_POPULATE_WRITE) == 0) return;
-#endif
-    for (size_t i = 0; i < n; i += 4096) ((volatile char *)p)[i] = 0;
-}
-
 /* a new chunk of at least `bytes` (lock held); what was left of the last one is lost. -1: out of memory */
 static int grow(gs_arena *a, size_t bytes) {
     if (a->nchunks == a->capchunks) {
@@ -44,7 +36,7 @@ static int grow(gs_arena *a, size_t bytes) {
     gs_huge *h = &a->chunks[a->nchunks];
     gs_huge_zalloc(n, h);
     if (!h->p) return -1;
-    touch(h->p, n);
+    gs_huge_populate(h->p, n);
     a->nchunks++;
     a->cur = h->p;
     a->end = (char *)h->p + n;

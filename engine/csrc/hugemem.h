@@ -8,6 +8,7 @@
  *
  * gs_huge_zalloc(bytes, &blk): blk->p points to `bytes` zeroed bytes, aligned to 64 (to 2 MiB when the
  * block is at least that large), or is NULL (no memory). gs_huge_free(&blk) gives it back.
+ * gs_huge_populate(p, n): the pages of [p, p + n) backed now rather than at their first use in a launch.
  */
 #ifndef GS_HUGEMEM_H
 #define GS_HUGEMEM_H
@@ -47,6 +48,13 @@ static inline void gs_huge_zalloc(size_t bytes, gs_huge *b) {
     if (!m) return;
     b->map = m;
     b->p = (void *)(((uintptr_t)m + 63) & ~(uintptr_t)63);
+}
+
+static inline void gs_huge_populate(void *p, size_t n) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    if (madvise(p, n, MADV_POPULATE_WRITE) == 0) return;
+#endif
+    for (size_t i = 0; i < n; i += 4096) ((volatile char *)p)[i] = 0;
 }
 
 static inline void gs_huge_free(gs_huge *b) {

@@ -37,6 +37,9 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
     size_t bb = gs_l2dir_blk_bytes(&shape), rb = gs_l2dir_rec_bytes(&shape);
     gs_huge_zalloc((bb + rb) * l2->nslices, &l2->dir_mem);
     if (!l2->dir_mem.p) return -1;
+    /* backed now: a flush clears only the sets used since the last one (setmask.h), so the pages would
+     * otherwise be first touched inside the first launch that reaches them */
+    gs_huge_populate(l2->dir_mem.p, (bb + rb) * l2->nslices);
     for (uint32_t i = 0; i < l2->nslices; i++) {
         uint8_t *base = l2->dir_mem.p;
         l2->sl[i].c = shape;
