@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,13 +70,15 @@ def one_run(root: Path, path: Path, threads: int, cpus: str | None) -> dict:
                "--json", str(out)]
         if cpus:
             cmd = ["taskset", "-c", cpus] + cmd
+        t0 = time.perf_counter()
         p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=_env(root))
+        proc = time.perf_counter() - t0
         if not out.exists():
             raise SystemExit(f"{' '.join(cmd)} (in {root}) failed:\n{p.stderr[-2000:]}")
         d = json.loads(out.read_text())
     launches = [{**{k: v for k, v in L.items() if k != "wall_s"},
                  "stats": {k: v for k, v in (L.get("stats") or {}).items() if k != "wall_s"}} for L in d["launches"]]
-    return {"wall": d["wall_s"], "result": json.dumps([launches, d["outputs"]], sort_keys=True),
+    return {"wall": d["wall_s"], "proc": proc, "result": json.dumps([launches, d["outputs"]], sort_keys=True),
             "launch_walls": [L.get("wall_s") for L in d["launches"]]}
 
 
@@ -152,6 +155,7 @@ def main(argv=None) -> int:
         path = bundle_path(ROOT, name)
         warm(path)
         walls = {(r, t): [] for r in roots for t in threads}
+        procs = {(r, t): [] for r in roots for t in threads}
         per_launch = {(r, t): [] for r in roots for t in threads}
         results = set()
         for _ in range(a.repeat):
@@ -159,6 +163,7 @@ def main(argv=None) -> int:
                 for t in threads:
                     res = one_run(root, path, t, a.cpus)
                     walls[r, t].append(res["wall"])
+                    procs[r, t].append(res["proc"])
                     per_launch[r, t].append(res["launch_walls"])
                     results.add(res["result"])
                     print(f"  {name} {r} T{t}: {res['wall']:.2f} s", file=sys.stderr, flush=True)
@@ -166,17 +171,23 @@ def main(argv=None) -> int:
         bad += not same
         for r in roots:
             med = {t: statistics.median(walls[r, t]) for t in threads}
+            pmed = {t: statistics.median(procs[r, t]) for t in threads}
             doc.setdefault(name, {})[r] = {f"T{t}": walls[r, t] for t in threads} | {
+                f"T{t}_process": procs[r, t] for t in threads} | {
                 f"T{t}_launches": per_launch[r, t] for t in threads} | {
                 f"ratio_T{t}": med[threads[0]] / med[t] for t in threads[1:]} | {
                 "identical": same, "digests": sorted(hashlib.sha256(x.encode()).hexdigest()[:16] for x in results)}
             rows.append((name, r, " ".join(f"{min(walls[r, t]):7.2f} {med[t]:7.2f}" for t in threads),
-                         " ".join(f"{med[threads[0]] / med[t]:5.2f}x" for t in threads[1:]), same))
+                         " ".join(f"{med[threads[0]] / med[t]:5.2f}x" for t in threads[1:]),
+                         " ".join(f"{pmed[t]:6.2f}" for t in threads), same))
     head = " ".join(f"{'T' + str(t) + ' best':>7s} {'median':>7s}" for t in threads)
-    print(f"{'bundle':26s} {'tree':5s} {head}  {'ratio (T' + str(threads[0]) + ' median / median)':>12s}  statistics")
-    for name, r, w, ratio, same in rows:
-        print(f"{name:26s} {r:5s} {w}  {ratio:>12s}  {'identical' if same else 'DIFFER'}")
-    print(f"(wall: the run's own, seconds; {a.repeat} run(s) each, fresh process"
+    phead = " ".join(f"{'proc T' + str(t):>6s}" for t in threads)
+    print(f"{'bundle':26s} {'tree':5s} {head}  {'ratio (T' + str(threads[0]) + ' median / median)':>12s}  {phead}  "
+          "statistics")
+    for name, r, w, ratio, proc, same in rows:
+        print(f"{name:26s} {r:5s} {w}  {ratio:>12s}  {proc}  {'identical' if same else 'DIFFER'}")
+    print(f"(wall: the run's own, seconds; proc T: the median wall of the whole process, interpreter start, imports "
+          f"and simulator creation included; {a.repeat} run(s) each, fresh process"
           + (f", pinned to CPUs {a.cpus}" if a.cpus else "") + ")")
     if a.json:
         Path(a.json).write_text(json.dumps(doc, indent=1))
