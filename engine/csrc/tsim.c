@@ -618,17 +618,16 @@ static void mem_advance(gs_tsim *ts) {
     }
 }
 
-/* SM s through its cycles of the quantum [now, q_end) with thread state wk, then whatever memory phases
- * can run (mem_advance); `next`: the SM this thread probably runs next (prefetched). Returns -1 if it
- * faulted (its memory phase never runs: the cursor stops there). */
-static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
+/* SM s through its cycles of the quantum [now, q_end) with thread state wk; `next`: the SM this thread
+ * probably runs next (prefetched). Returns 1 if it had nothing to do in the quantum, -1 if it faulted (its
+ * memory phase never runs: the cursor stops there), else 0. */
+static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
     uint64_t T = ts->now, E = ts->q_end;
     gs_tsm *sm = &ts->sms[s];
     sm->issued_q = 0;
     if (sm->next_event >= E) {                        /* nothing to do in this quantum */
         atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
-        if (atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
-        return 0;
+        return 1;
     }
     sm->wk = wk;
     /* the next busy SM's schedulers into the host cache (an idle one's would be loaded for nothing:
@@ -651,7 +650,14 @@ static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
         if (sm->next_event <= now) sm->next_event = now + 1;
     }
     atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
-    mem_advance(ts);
+    return 0;
+}
+
+/* sm_phase on a team thread, then whatever memory phases can run (mem_advance) */
+static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
+    int r = sm_phase(ts, s, wk, next);
+    if (r < 0) return -1;
+    if (r == 0 || atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
     return 0;
 }
 
@@ -671,14 +677,18 @@ static void run_sms(void *arg, uint32_t k) {
     }
 }
 
-/* the whole quantum on the calling thread (a faulted SM's thread state stops its later SMs, as on
- * the threads) */
+/* the whole quantum on the calling thread: each SM's phase, then its memory phase, in index order, with no
+ * other thread to hand the memory phase to (no cursor taken and given back per SM: a quantum of a sparse
+ * phase visits 132 SMs for a few dozen instructions). As on the threads, a faulted SM's thread state stops
+ * its later SMs, and the cursor stops at the first SM whose memory phase cannot run. */
 static void run_all(gs_tsim *ts) {
-    for (uint32_t s = 0; s < ts->cfg.gpu_num_sms; s++) {
+    uint32_t n = ts->cfg.gpu_num_sms, m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
+    for (uint32_t s = 0; s < n; s++) {
         gs_worker *wk = &ts->wk[s % ts->nthreads];
         if (wk->status == GS_FAULTED) continue;
-        run_one(ts, s, wk, s + 1);
+        if (sm_phase(ts, s, wk, s + 1) >= 0 && m == s && !ts->mem_oom && !mem_sm(ts, s)) m = s + 1;
     }
+    atomic_store_explicit(&ts->mem_cursor, m, memory_order_relaxed);
 }
 
 /* Below this many warp instructions in the last quantum, the next one runs on the calling thread alone:
