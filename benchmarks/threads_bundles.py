@@ -3,13 +3,14 @@
 the statistics are the same for every thread count (and against a baseline checkout).
 
     python benchmarks/threads_bundles.py [--bundles resnet18_b1_224_fp16,...] [--threads 1,2] [--repeat 3]
-        [--root DIR] [--baseline DIR] [--cpus 0,1] [--json OUT]
+        [--root DIR] [--baseline DIR] [--cpus 0,1] [--fresh-ir] [--json OUT]
     python benchmarks/threads_bundles.py --split [--bundles ...] [--threads 1] [--root DIR] [--baseline DIR]
 
 Each run is a fresh process (`python -m simtscope run ... --json`) in the checkout's root (this one, and --baseline's
 when given, alternating run by run so that both see the same machine); --cpus pins every run to those cores (taskset),
 as "2 threads on a 2-core machine" asks. Before timing, every module of each bundle is compiled by ptxas once (the SASS
-disk cache), so no run pays for ptxas. Prints, per bundle and checkout, the best and median wall per thread count, the
+disk cache), so no run pays for ptxas; a tree with the disk cache of lowered modules (engine/ircache.py) lowers each
+module in its first run only, unless --fresh-ir. Prints, per bundle and checkout, the best and median wall per thread count, the
 ratio of the 1-thread median to each other median, and "identical" when every run's per-launch statistics (all but
 wall times) and outputs agree. Exit status 1 if any differ.
 
@@ -139,9 +140,14 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline", help="another built checkout, run the same way (alternating)")
     ap.add_argument("--cpus", help="taskset -c list for every run, e.g. 0,1")
     ap.add_argument("--json", help="write the walls, ratios and a digest of the statistics here")
+    ap.add_argument("--fresh-ir", action="store_true",
+                    help="lower every module in every run (SIMTSCOPE_IR_CACHE=0: no disk cache of lowered modules; "
+                         "without it, a tree that has the cache lowers a bundle in its first run only)")
     ap.add_argument("--warm-only", action="store_true", help="only compile the bundles' modules with ptxas (cache)")
     ap.add_argument("--split", action="store_true", help="where the run's thread spends its CPU time, per bundle")
     a = ap.parse_args(argv)
+    if a.fresh_ir:
+        os.environ["SIMTSCOPE_IR_CACHE"] = "0"      # (every run's environment is this one's: _env)
     if a.warm_only:
         for name in a.bundles.split(","):
             warm(bundle_path(ROOT, name))

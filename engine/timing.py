@@ -15,7 +15,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from . import enums, errors, recording, sass
+from . import enums, errors, ircache, recording, sass
 from ._ffi import OP_NAMES, E, ffi, lib
 from .config import UNITS, Config, load_config
 from .device import U64_MAX, Device, Kernel, _dim3, check_int, check_launch
@@ -298,10 +298,18 @@ class TimingSim:
         SASS costs that sass_mode would give it on its first launch), without a device: any thread may run
         it while another simulates. adopt() binds the result; a Program (timing.sass = off) binds as it is."""
         cfg = self.config["timing.sass"]
-        if cfg == "off":
-            return ptx_load(source, filename)
-        return _lower_for_sass(source, filename, ORDERS[self.config["timing.sass_order"]],
-                               int(self.config["timing.sass_unroll"]))
+        order, unroll = ORDERS[self.config["timing.sass_order"]], int(self.config["timing.sass_unroll"])
+        key = None
+        if ircache.enabled():               # (the disk cache of lowered modules: the next run loads it)
+            tools = sass.find_tools() if cfg != "off" else None
+            key = ircache.key_of(source, filename, (cfg == "off", order, unroll, tools.key if tools else None))
+            hit = ircache.load(key)
+            if hit is not None:
+                return hit
+        lowered = ptx_load(source, filename) if cfg == "off" else _lower_for_sass(source, filename, order, unroll)
+        if key is not None:
+            ircache.store(key, lowered)
+        return lowered
 
     def adopt(self, device: Device, prepared):
         """The Module of a prepare_ptx() result, bound on `device` (its globals allocated now), as sass_mode

@@ -6,16 +6,18 @@
 #define GS_SETMASK_H
 #include <stdint.h>
 #include <stdlib.h>
+#include "hostmem.h"
 
 typedef struct gs_setmask {
     uint64_t *bits;
     uint32_t words;
 } gs_setmask;
 
-/* 0, or -1 (no memory) */
+/* 0, or -1 (no memory). Whole host cache lines (hostmem.h): the SMs' L1 masks are small and written on every
+ * miss by whichever thread runs the SM, so two of them must not share a line. */
 static inline int gs_setmask_init(gs_setmask *m, uint64_t sets) {
     m->words = (uint32_t)((sets + 63) / 64);
-    m->bits = calloc(m->words ? m->words : 1, sizeof *m->bits);
+    m->bits = gs_line_calloc(m->words ? m->words : 1, sizeof *m->bits);
     return m->bits ? 0 : -1;
 }
 

@@ -1,0 +1,90 @@
+"""The disk cache of lowered modules: a module's PTX as TimingSim.prepare_ptx lowers it (parsed, scheduled in
+its order, loops unrolled, SASS costs attached), kept so that the next run of the same bundle does not lower it
+again. Lowering is pure Python and costs about as much as simulating a small model: resnet18_b1's 25 modules take
+0.8 s to lower and 6 ms to load from here (docs/performance.md, "Session 8"). Sweeps run every point in a fresh
+process, so each point paid it.
+
+Folder: $SIMTSCOPE_CACHE_DIR/ir, else $XDG_CACHE_HOME/simtscope/ir, else ~/.cache/simtscope/ir (beside the
+SASS cache, engine/sass/cache.py). SIMTSCOPE_IR_CACHE=0 turns it off.
+
+A file's key covers everything the lowered module depends on: the PTX text and file name, the lowering
+parameters (timing.sass, its order and unrolling), the SASS tools' versions, and the engine's build digest
+(engine/buildinfo.py: the compiled library and every engine/*.py), so any change to the engine is a new key,
+never a stale program. A file is zstandard-compressed pickle written whole (a temporary file renamed); a file
+that does not read back as this format and key is ignored (and rewritten by the next store). The folder is the
+user's own, like Python's __pycache__: only this module writes it, from programs the engine made.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+import zstandard
+
+from .buildinfo import engine_digest
+
+FORMAT = 1
+MAGIC = b"simtscope-ir\0"
+
+
+def enabled() -> bool:
+    return os.environ.get("SIMTSCOPE_IR_CACHE", "1") != "0"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("SIMTSCOPE_CACHE_DIR")
+    if base:
+        return Path(base) / "ir"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "simtscope" / "ir"
+
+
+def key_of(source: str, filename: str, params: tuple) -> str:
+    """sha256 (hex) of the format, the engine build, the lowering parameters, the file name and the PTX."""
+    h = hashlib.sha256()
+    for part in (f"ir-cache/{FORMAT}".encode(), engine_digest().encode(), repr(params).encode(),
+                 filename.encode(), source.encode()):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def _head(key: str) -> bytes:
+    return MAGIC + FORMAT.to_bytes(4, "little") + bytes.fromhex(key)
+
+
+def load(key: str):
+    """The lowered module stored under key, or None (absent, unreadable, another format or key)."""
+    try:
+        blob = (cache_dir() / f"{key}.ir").read_bytes()
+        head = _head(key)
+        if not blob.startswith(head):
+            return None
+        return pickle.loads(zstandard.ZstdDecompressor().decompress(blob[len(head):]))
+    except Exception:       # (a damaged file of any kind is only a miss: the module is lowered again)
+        return None
+
+
+def store(key: str, lowered) -> None:
+    """Best effort: a read-only or full disk only costs the next run the lowering."""
+    d = cache_dir()
+    tmp = None
+    try:
+        data = _head(key) + zstandard.ZstdCompressor(level=3).compress(pickle.dumps(lowered, protocol=5))
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".ir")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, d / f"{key}.ir")
+        tmp = None
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

@@ -1,0 +1,90 @@
+"""The disk cache of lowered modules (engine/ircache.py): a bundle's second run loads its modules instead of lowering
+them, with the same results; a change to what the lowering depends on is another key; a damaged file is a miss;
+SIMTSCOPE_IR_CACHE=0 turns it off; an unwritable folder costs nothing but the cache."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import ircache, timing
+from engine.timing import TimingSim
+from engine.workload.bundle import open_bundle
+from engine.workload.replay import run_workload
+
+BUNDLE = Path(__file__).resolve().parent.parent / "workloads" / "examples" / "example_mlp_b64_fp32.tar.xz"
+
+
+def _stats(res) -> list:
+    return [(L.sim_cycles, L.warp_insts, {k: v for k, v in (L.stats or {}).items() if k != "wall_s"})
+            for L in res.launches]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMTSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMTSCOPE_IR_CACHE", raising=False)
+    return tmp_path / "ir"
+
+
+def _run(**kw):
+    with open_bundle(BUNDLE) as b:
+        return run_workload(b, sim=TimingSim("h200", threads=1, **kw))
+
+
+def test_the_second_run_loads_its_modules_with_the_same_results(cache, monkeypatch):
+    first = _run()
+    files = sorted(cache.glob("*.ir"))
+    with open_bundle(BUNDLE) as b:
+        modules = {L.ptx for L in b.launches if not L.opaque}
+    assert len(files) == len(modules) > 0
+
+    def no_lowering(*a, **k):
+        raise AssertionError("lowered although the cache holds the module")
+    monkeypatch.setattr(timing, "_lower_for_sass", no_lowering)
+    monkeypatch.setattr(timing, "ptx_load", no_lowering)
+    again = _run()
+    assert first.outputs_pass and again.outputs_pass
+    assert _stats(again) == _stats(first)
+    assert sorted(cache.glob("*.ir")) == files
+
+
+def test_what_the_lowering_depends_on_is_in_the_key(cache):
+    src = "// a module\n.version 8.0\n.target sm_90\n.address_size 64\n"
+    k = ircache.key_of(src, "a.ptx", ("sass", 1, 0))
+    assert k == ircache.key_of(src, "a.ptx", ("sass", 1, 0))
+    others = {ircache.key_of(src + " ", "a.ptx", ("sass", 1, 0)), ircache.key_of(src, "b.ptx", ("sass", 1, 0)),
+              ircache.key_of(src, "a.ptx", ("sass", 1, 2)), ircache.key_of(src, "a.ptx", ("off", 1, 0))}
+    assert k not in others and len(others) == 4
+    _run()
+    n = len(list(cache.glob("*.ir")))
+    _run(overrides=["timing.sass_unroll=0"])           # (the H200 preset unrolls: another key per module)
+    assert len(list(cache.glob("*.ir"))) == 2 * n
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "other-key", "empty"])
+def test_a_damaged_file_is_a_miss_and_is_rewritten(cache, damage):
+    first = _run()
+    files = sorted(cache.glob("*.ir"))
+    victim = files[0]
+    blob = victim.read_bytes()
+    victim.write_bytes({"truncated": blob[: len(blob) // 2], "garbage": b"\x00not a cache file" * 10,
+                        "other-key": files[1].read_bytes() if len(files) > 1 else blob[:-1] + b"x",
+                        "empty": b""}[damage])
+    again = _run()
+    assert _stats(again) == _stats(first)
+    assert victim.read_bytes() == blob                  # lowered again and stored whole
+    assert ircache.load(victim.stem) is not None
+
+
+def test_off_writes_nothing_and_an_unwritable_folder_costs_only_the_cache(cache, tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMTSCOPE_IR_CACHE", "0")
+    first = _run()
+    assert not cache.exists()
+    monkeypatch.delenv("SIMTSCOPE_IR_CACHE")
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    monkeypatch.setenv("SIMTSCOPE_CACHE_DIR", str(blocked))   # ir/ cannot be made under a file
+    again = _run()
+    assert _stats(again) == _stats(first)
+    assert blocked.read_text() == "x"
