@@ -25,6 +25,7 @@ from pathlib import Path
 import zstandard
 
 from .buildinfo import engine_digest
+from .sass.cache import cache_root
 
 FORMAT = 1
 MAGIC = b"simtscope-ir\0"
@@ -35,11 +36,7 @@ def enabled() -> bool:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("SIMTSCOPE_CACHE_DIR")
-    if base:
-        return Path(base) / "ir"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "simtscope" / "ir"
+    return cache_root() / "ir"
 
 
 def key_of(source: str, filename: str, params: tuple) -> str:
