@@ -12,7 +12,8 @@ parameters (timing.sass, its order and unrolling), the SASS tools' versions, and
 (engine/buildinfo.py: the compiled library and every engine/*.py), so any change to the engine is a new key,
 never a stale program. A file is zstandard-compressed pickle written whole (a temporary file renamed); a file
 that does not read back as this format and key is ignored (and rewritten by the next store). The folder is the
-user's own, like Python's __pycache__: only this module writes it, from programs the engine made.
+user's own, like Python's __pycache__: only this module writes it, from programs the engine made. Since every
+engine build writes new keys, the folder is kept to MAX_FILES files (about 17 KB each), the oldest removed first.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from .sass.cache import cache_root
 
 FORMAT = 1
 MAGIC = b"simtscope-ir\0"
+MAX_FILES = 4096            # every engine build writes new keys: past this many files the oldest go (prune)
 
 
 def enabled() -> bool:
@@ -65,6 +67,23 @@ def load(key: str):
         return None
 
 
+def prune(d: Path, keep: int | None = None) -> None:
+    """Past MAX_FILES files, the oldest (by modification time) removed until `keep` (3/4 of it) are left."""
+    keep = MAX_FILES * 3 // 4 if keep is None else keep
+    try:
+        files = [(e.stat().st_mtime, e.path) for e in os.scandir(d) if e.name.endswith(".ir") and e.is_file()]
+    except OSError:
+        return
+    if len(files) <= MAX_FILES:
+        return
+    files.sort()
+    for _, path in files[: len(files) - keep]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def store(key: str, lowered) -> None:
     """Best effort: a read-only or full disk only costs the next run the lowering."""
     d = cache_dir()
@@ -77,6 +96,8 @@ def store(key: str, lowered) -> None:
             f.write(data)
         os.replace(tmp, d / f"{key}.ir")
         tmp = None
+        if int(key[:2], 16) < 4:                      # (one store in 64 looks at the folder's size)
+            prune(d)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass
     finally:

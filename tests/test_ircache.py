@@ -88,3 +88,25 @@ def test_off_writes_nothing_and_an_unwritable_folder_costs_only_the_cache(cache,
     again = _run()
     assert _stats(again) == _stats(first)
     assert blocked.read_text() == "x"
+
+
+def test_the_folder_keeps_at_most_max_files_the_oldest_going_first(cache, monkeypatch):
+    import os
+    cache.mkdir(parents=True)
+    for i in range(12):
+        f = cache / f"{i:064x}.ir"
+        f.write_bytes(b"x")
+        os.utime(f, (1000 + i, 1000 + i))
+    (cache / "notes.txt").write_text("not ours")
+    monkeypatch.setattr(ircache, "MAX_FILES", 12)
+    ircache.prune(cache)
+    assert len(list(cache.glob("*.ir"))) == 12                  # not past the limit: nothing goes
+    monkeypatch.setattr(ircache, "MAX_FILES", 10)
+    ircache.prune(cache)
+    assert sorted(p.name for p in cache.glob("*.ir")) == [f"{i:064x}.ir" for i in range(5, 12)]
+    assert (cache / "notes.txt").exists()
+    key = "00" + "f" * 62                                       # (a key whose store looks at the folder)
+    monkeypatch.setattr(ircache, "MAX_FILES", 4)
+    ircache.store(key, {"a": 1})
+    left = sorted(p.name for p in cache.glob("*.ir"))
+    assert len(left) == 3 and f"{key}.ir" in left and ircache.load(key) == {"a": 1}
