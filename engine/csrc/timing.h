@@ -280,11 +280,19 @@ void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
 void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);
-int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now);
+/* tsm.c's warp steps that tsm_cta.c uses: a warp's next issue cycle and state; its retirement; a state row */
+void gs_tsm_next_ready(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t earliest, int default_state);
+void gs_tsm_retire_warp(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t now);
+void gs_tsm_rec_state(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t cycle, int state, int32_t pc);
 /* after the memory phase: replace the markers left in the SM's scoreboards by their times */
 void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm);
 /* the closed interval's counters of the SM (and resets them) */
 void gs_tsm_interval_row(gs_tsim *ts, gs_tsm *sm, uint64_t start, uint64_t end, gs_rec_smc *row);
+
+/* tsm_cta.c: a CTA placed on the SM's lowest free warp slots (-1: no room, or a fault); the warps whose drain
+ * ended by `now` freed, and their CTA with its last warp */
+int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now);
+void gs_tsm_finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now);
 
 /* tmem.c: memory instruction timing. Returns the cycle the destination registers are ready (or, for
  * stores, the cycle the data is globally performed: the warp's drain time), possibly a marker
