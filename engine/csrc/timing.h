@@ -272,8 +272,11 @@ static inline uint8_t gs_unit_of(const gs_tsim *ts, int pc, const gs_xinst *x) {
     return s && gs_unit_is_alu(x->unit) && gs_unit_is_alu(s->unit) ? s->unit : x->unit;
 }
 
-/* tsim.c: the warp slots of an SM the launch's warps can take (its occupancy; ctas_per_sm is set) */
+/* tsim_launch.c: the warp slots of an SM the launch's warps can take (its occupancy; ctas_per_sm is set); the
+ * last launch let go; a launch error (GS_FAULTED, with msg formatted with a) */
 uint32_t gs_tsim_warp_slots(const gs_tsim *ts);
+void gs_tsim_free_launch(gs_tsim *ts);
+int gs_tsim_launch_fault(gs_fault *f, const char *msg, uint32_t a);
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
