@@ -5,8 +5,8 @@
  * two cores writing the two ends of one line pass it back and forth. gs_line_calloc rounds an array up
  * to whole 64-byte lines and aligns it, so no two arrays share one. Large arrays (GS_HOST_LAZY bytes and
  * more) come from calloc as before: their fresh pages are zeroed by the kernel only when first touched
- * (an L2 directory most of whose sets a small kernel never visits), and one shared line at each end of
- * so much memory does not matter. Free with free(). */
+ * (a table most of which a small kernel never visits), and one shared line at each end of so much memory
+ * does not matter. Free with free(). */
 #ifndef GS_HOSTMEM_H
 #define GS_HOSTMEM_H
 #include <stdint.h>

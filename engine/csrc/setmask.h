@@ -1,7 +1,7 @@
 /* setmask.h — which sets of a cache directory have had a line installed since the directory was last
  * cleared, one bit per set. A clear then zeroes those sets only: a launch that touches a few thousand of
- * the L2's sets no longer clears all of its 37 MiB (nor first-touches the pages of sets never used), and
- * the state after the clear is the same, since a set nothing was installed in is still all zero. */
+ * the L2's sets no longer clears all of its 37 MiB, a clear of a clean directory costs a scan of the mask,
+ * and the state after the clear is the same, since a set nothing was installed in is still all zero. */
 #ifndef GS_SETMASK_H
 #define GS_SETMASK_H
 #include <stdint.h>

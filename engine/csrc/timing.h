@@ -204,7 +204,6 @@ struct gs_tsim {
     _Alignas(64) uint32_t l1_line_shift, l1_sector_shift;   /* log2 of the sizes */
     /* the launch */
     int launched, finished, status, launched_once;
-    int l1_clean;                      /* the SMs' L1s are as gs_tsim_flush left them (no launch ran since) */
     uint32_t setup_carve;              /* the launch's set-up on the threads (tsim.c launch_sms): its carveout, */
     int setup_failed;                  /* an SM's scoreboards did not fit in host memory */
     int sass;                          /* this launch uses the program's SASS costs (prog->sass): GS_TS_SASS_ALL for

@@ -160,7 +160,6 @@ void gs_tsim_flush(gs_tsim *ts) {
         atomic_store(&ts->next_sm, 0);
         gs_pool_run(ts->pool, flush_part, ts);
     }
-    ts->l1_clean = 1;                        /* (the next launch need not clear the L1s again) */
     /* a cold GPU between launches also restarts the timeline at cycle 0, so that the next launch is
      * simulated exactly as by a new simulator (quantum and interval boundaries are absolute cycles) */
     if (ts->status != GS_RUNNING) {
@@ -468,7 +467,6 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         return ts->status;
     }
     const gs_tconfig *c = &ts->cfg;
-    ts->l1_clean = 0;
     uint64_t stop = ts->now + budget;
     uint64_t q = c->sim_quantum_cycles ? c->sim_quantum_cycles : 1;
     while (ts->now < stop) {

@@ -111,8 +111,8 @@ static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
         gs_cache_free(&sm->l1);
         if (l1_bytes) gs_cache_init(&sm->l1, l1_bytes / c->l1_line_bytes / c->l1_assoc * c->l1_assoc * c->l1_line_bytes,
                                     c->l1_line_bytes, c->l1_sector_bytes, c->l1_assoc);
-    } else if (!ts->l1_clean) {              /* (gs_tsim_flush cleared it, and nothing ran since) */
-        gs_cache_clear(&sm->l1);
+    } else {
+        gs_cache_clear(&sm->l1);             /* (right after gs_tsim_flush: no set is marked, nothing to clear) */
     }
     memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
     memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);

@@ -267,16 +267,12 @@ class WorkloadRunner:
             if not L.opaque and L.ptx not in self._for_sim:
                 self._for_sim[L.ptx] = sim is not None and L.index in timed
         self._pool = self._jobs = self._switch = None
-        try:
-            for bid, buf in bundle.buffers.items():
-                a = device.malloc(max(buf.bytes, 1))
-                data = bundle.buffer_bytes(bid)
-                if data is not None and len(data):
-                    device.write(a, np.frombuffer(data, np.uint8))
-                self.addr[bid] = a
-        except BaseException:
-            self.close()
-            raise
+        for bid, buf in bundle.buffers.items():
+            a = device.malloc(max(buf.bytes, 1))
+            data = bundle.buffer_bytes(bid)
+            if data is not None and len(data):
+                device.write(a, np.frombuffer(data, np.uint8))
+            self.addr[bid] = a
         # the lowering thread starts once the buffers are filled: before, it shared the GIL with the filling, which
         # took resnet18_b1's 0.12 s to 1 s, so that no launch began before nearly every module was lowered
         if background and self._for_sim:
