@@ -279,7 +279,7 @@ int gs_tsim_launch_fault(gs_fault *f, const char *msg, uint32_t a);
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
-void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until);
+void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until, uint32_t prev_issued);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);
 /* tsm.c's warp steps that tsm_cta.c uses: a warp's next issue cycle and state; its retirement; a state row */

@@ -388,6 +388,7 @@ static void mem_advance(gs_tsim *ts) {
 static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
     uint64_t T = ts->now, E = ts->q_end;
     gs_tsm *sm = &ts->sms[s];
+    uint32_t prev = sm->issued_q;                     /* what it issued in its last quantum (0: idle or none yet) */
     sm->issued_q = 0;
     if (sm->next_event >= E) {                        /* nothing to do in this quantum */
         atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
@@ -406,7 +407,7 @@ static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
             __builtin_prefetch(nx->sc[j].warps, 0, 2);
         }
     }
-    gs_tsm_warm(ts, sm, T + 8);
+    gs_tsm_warm(ts, sm, T + 8, prev);
     while (sm->next_event < E) {
         uint64_t now = sm->next_event < T ? T : sm->next_event;
         gs_tsm_cycle(ts, sm, now);
