@@ -173,6 +173,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
     enum { RA = 8, RB = 4, RING = 16 };
     gs_l2place ring[RING];
     uint64_t l2_eta = hit_lat / 2 + ts->icnt.latency;       /* a miss reaches the L2 about this long after its lookup */
+    uint64_t in_eta = l2_eta + cf->l2_hit_latency_cycles + ts->icnt.latency;   /* and an L2 hit is back */
     for (uint32_t j = 0; j < RA && j < pd->count; j++)
         if (pd->n[j].kind == GS_PN_MISS) {
             gs_l2_place(&ts->l2, sm->part, pd->n[j].addr, &ring[j % RING]);
@@ -188,6 +189,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
             gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->t + l2_eta);
             gs_cal_prefetch(&sm->icnt.out, f->t + hit_lat / 2);    /* the SM's output port, where it will book */
+            gs_cal_prefetch(&sm->icnt.in, f->t + in_eta);           /* its input port, where an L2 hit's answer books */
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
             gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta);
