@@ -237,7 +237,13 @@ struct gs_tsim {
     atomic_int mem_busy;
     uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
     int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
-    _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms) */
+    _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms: an index in act) */
+    /* the SMs a quantum visits, in index order: those that hold a warp or have an event to come (the others
+     * would only be looked at and passed over, 132 SMs' lines per quantum); mem_cursor indexes it too.
+     * act_mark: the next quantum's, marked by the memory phases and the dispatcher (tsim.c active_sms) */
+    uint16_t *act;
+    uint32_t nact;
+    uint64_t *act_mark;
     uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
     uint64_t mem_issued;               /* warp instructions they issued in the quantum */
     uint32_t mem_busy_sms;             /* how many of them hold warps (all_idle) */
@@ -279,6 +285,9 @@ int gs_tsim_launch_fault(gs_fault *f, const char *msg, uint32_t a);
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
+/* the next quantum visits SM s (tsim.c active_sms); only the thread holding the memory phase, or the calling
+ * thread between quanta, marks */
+static inline void gs_tsim_mark_active(gs_tsim *ts, uint32_t s) { ts->act_mark[s >> 6] |= 1ull << (s & 63); }
 void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until, uint32_t prev_issued);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);

@@ -95,7 +95,9 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     if (nt < 1) nt = 1;
     ts->nthreads = nt;
     ts->wk = gs_line_calloc(nt, sizeof *ts->wk);
-    int bad = !ts->sms || !ts->wk || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
+    ts->act = calloc(c->gpu_num_sms, sizeof *ts->act);
+    ts->act_mark = calloc((c->gpu_num_sms + 63) / 64, sizeof *ts->act_mark);
+    int bad = !ts->sms || !ts->wk || !ts->act || !ts->act_mark || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
               gs_rec_init(&ts->rec, c->gpu_num_sms) || !(ts->pool = gs_pool_create(nt));
     gs_icnt_init(&ts->icnt, c);
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
@@ -131,6 +133,8 @@ void gs_tsim_destroy(gs_tsim *ts) {
     gs_l2_free(&ts->l2);
     gs_dram_free(&ts->dram);
     free(ts->sms);
+    free(ts->act);
+    free(ts->act_mark);
     gs_rec_free(&ts->rec);
     gs_pool_destroy(ts->pool);
     free(ts->wk);
@@ -300,6 +304,7 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
         int first = !sm->warm_at;                      /* the launch's first CTA on this SM */
         if (gs_tsm_launch_cta(ts, sm, ts->next_cta, when)) return GS_NEVER;
         ts->next_cta++;
+        gs_tsim_mark_active(ts, (uint32_t)sm->id);
         double t = ts->dispatch_next + (first && c->gpu_cta_dispatch_first_cycles > 0 ? c->gpu_cta_dispatch_first_cycles
                                                                                     : 1.0 / c->gpu_cta_dispatch_per_cycle);
         ts->dispatch_next = t < (double)start ? (double)start : t;
@@ -357,7 +362,21 @@ static int mem_sm(gs_tsim *ts, uint32_t s) {
     ts->mem_issued += sm->issued_q;
     ts->mem_busy_sms += sm->warps_used != 0;
     if (sm->next_event < ts->mem_next) ts->mem_next = sm->next_event;
+    if (sm->warps_used || sm->next_event != GS_NEVER) gs_tsim_mark_active(ts, s);   /* the next quantum visits it */
     return 0;
+}
+
+/* The quantum's SMs (ts->act) from the marks, which start over for the next one. An SM left out has no warp and
+ * nothing scheduled: its SM phase would do nothing (next_event >= E) and its memory phase nothing either (no
+ * request logged, no warp, no next event), so leaving it out changes no result; only the dispatcher gives it
+ * work again, and marks it. */
+static void active_sms(gs_tsim *ts) {
+    uint32_t n = 0, words = (ts->cfg.gpu_num_sms + 63) / 64;
+    for (uint32_t i = 0; i < words; i++) {
+        for (uint64_t m = ts->act_mark[i]; m; m &= m - 1) ts->act[n++] = (uint16_t)(i * 64 + (uint32_t)__builtin_ctzll(m));
+        ts->act_mark[i] = 0;
+    }
+    ts->nact = n;
 }
 
 /* Runs the memory phases that can run now: SM by SM in index order from the cursor, while their SM
@@ -365,15 +384,16 @@ static int mem_sm(gs_tsim *ts, uint32_t s) {
  * quantum overlaps the other SMs' simulation. The order of the calls is the serial engine's whatever
  * the threads; the end of the quantum runs what is left (tsim_run). */
 static void mem_advance(gs_tsim *ts) {
-    uint32_t n = ts->cfg.gpu_num_sms, q = ts->quantum;
+    uint32_t n = ts->nact, q = ts->quantum;
+    const uint16_t *act = ts->act;
     for (;;) {
         uint32_t m = atomic_load(&ts->mem_cursor);
-        if (m >= n || atomic_load(&ts->sms[m].phase_done) != q) return;
+        if (m >= n || atomic_load(&ts->sms[act[m]].phase_done) != q) return;
         if (atomic_exchange(&ts->mem_busy, 1)) return;    /* another thread is at it; it looks again after */
         if (ts->mem_oom) { atomic_store(&ts->mem_busy, 0); return; }   /* the cursor stays: the end reports it */
         m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
-        while (m < n && atomic_load_explicit(&ts->sms[m].phase_done, memory_order_acquire) == q) {
-            if (mem_sm(ts, m)) break;                  /* out of memory (mem_oom) */
+        while (m < n && atomic_load_explicit(&ts->sms[act[m]].phase_done, memory_order_acquire) == q) {
+            if (mem_sm(ts, act[m])) break;             /* out of memory (mem_oom) */
             m++;
         }
         atomic_store(&ts->mem_cursor, m);
@@ -418,11 +438,11 @@ static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
     return 0;
 }
 
-/* sm_phase on a team thread, then whatever memory phases can run (mem_advance) */
-static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
-    int r = sm_phase(ts, s, wk, next);
+/* sm_phase of the quantum's j-th SM on a team thread, then whatever memory phases can run (mem_advance) */
+static int run_one(gs_tsim *ts, uint32_t j, gs_worker *wk, uint32_t next) {
+    int r = sm_phase(ts, ts->act[j], wk, next);
     if (r < 0) return -1;
-    if (r == 0 || atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == s) mem_advance(ts);
+    if (r == 0 || atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == j) mem_advance(ts);
     return 0;
 }
 
@@ -435,10 +455,10 @@ static int run_one(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
 static void run_sms(void *arg, uint32_t k) {
     gs_tsim *ts = arg;
     gs_worker *wk = &ts->wk[k];
-    uint32_t n = ts->cfg.gpu_num_sms, nt = ts->nthreads;
+    uint32_t n = ts->nact, nt = ts->nthreads;
     for (;;) {
-        uint32_t s = atomic_fetch_add(&ts->next_sm, 1);
-        if (s >= n || run_one(ts, s, wk, s + nt)) return;
+        uint32_t j = atomic_fetch_add(&ts->next_sm, 1);
+        if (j >= n || run_one(ts, j, wk, j + nt < n ? ts->act[j + nt] : ts->cfg.gpu_num_sms)) return;
     }
 }
 
@@ -447,11 +467,14 @@ static void run_sms(void *arg, uint32_t k) {
  * phase visits 132 SMs for a few dozen instructions). As on the threads, a faulted SM's thread state stops
  * its later SMs, and the cursor stops at the first SM whose memory phase cannot run. */
 static void run_all(gs_tsim *ts) {
-    uint32_t n = ts->cfg.gpu_num_sms, m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
-    for (uint32_t s = 0; s < n; s++) {
+    uint32_t n = ts->nact, m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t s = ts->act[j];
         gs_worker *wk = &ts->wk[s % ts->nthreads];
         if (wk->status == GS_FAULTED) continue;
-        if (sm_phase(ts, s, wk, s + 1) >= 0 && m == s && !ts->mem_oom && !mem_sm(ts, s)) m = s + 1;
+        if (sm_phase(ts, s, wk, j + 1 < n ? ts->act[j + 1] : ts->cfg.gpu_num_sms) >= 0 && m == j && !ts->mem_oom &&
+            !mem_sm(ts, s))
+            m = j + 1;
     }
     atomic_store_explicit(&ts->mem_cursor, m, memory_order_relaxed);
 }
@@ -486,6 +509,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED;
         ts->mem_issued = 0;
         ts->mem_busy_sms = 0;
+        active_sms(ts);
         gs_rec_stage_on(&ts->rec);
         atomic_store(&ts->next_sm, 0);
         if (light || ts->nthreads == 1) run_all(ts);     /* (one thread: no shared counter to take SMs from) */
@@ -501,14 +525,14 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
          * every lower SM has finished, so what ran is the same for any thread count) */
         uint32_t m = atomic_load(&ts->mem_cursor);
         uint32_t upto = faulted >= 0 ? (uint32_t)ts->wk[faulted].fault_sm : c->gpu_num_sms;
-        while (m < upto && !ts->mem_oom && !mem_sm(ts, m)) m++;
+        while (m < ts->nact && ts->act[m] < upto && !ts->mem_oom && !mem_sm(ts, ts->act[m])) m++;
         gs_rec_stage_off(&ts->rec);
         if (faulted >= 0) {                             /* the lowest SM's fault, whatever the threads */
             ts->fault = ts->wk[faulted].fault;
             return fail(ts, out);
         }
         if (ts->mem_atomics || ts->mem_oom)             /* global atomics, SM by SM (up to one out of memory) */
-            for (uint32_t s = 0; s <= (ts->mem_oom ? m : c->gpu_num_sms - 1); s++)
+            for (uint32_t s = 0; s <= (ts->mem_oom ? ts->act[m] : c->gpu_num_sms - 1); s++)
                 if (ts->sms[s].atomq.used) gs_atomq_apply(&ts->sms[s].atomq);
         if (ts->mem_oom) {
             gs_fault_set(&ts->ctx, NULL, NULL, GS_FAULT_INVALID, -1, 0, 0, "out of host memory for the memory phase");
