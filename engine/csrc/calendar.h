@@ -87,7 +87,9 @@ static inline void gs_cal_advance(gs_cal *c, uint64_t to) {
     if (to <= c->base) return;
     c->base = to;
     if (c->first_free < to) c->first_free = to;
-    if (c->lo == c->hi || to - c->lo < (uint64_t)GS_CAL_LAP_GUARD * GS_CAL_SPAN) return;
+    /* (to <= lo: every written cycle is still ahead, e.g. the first booking after a reset was made for a cycle
+     * later than the take that moves the ring now; nothing is old enough to sweep, and to - lo would wrap) */
+    if (c->lo == c->hi || to <= c->lo || to - c->lo < (uint64_t)GS_CAL_LAP_GUARD * GS_CAL_SPAN) return;
     if (c->hi <= to) {                  /* every written cycle is forgotten */
         gs_cal_zero(c, c->lo, c->hi);
         c->lo = c->hi = to;
