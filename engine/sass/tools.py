@@ -7,13 +7,18 @@ model then runs in pure-PTX mode.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from .cache import cache_root
 
 # folders of the pip wheels that hold the binaries, under the `nvidia` namespace package
 _PIP_BIN_DIRS = ("cu13/bin", "cu12/bin", "cuda_nvcc/bin", "cuda_nvdisasm/bin")
@@ -50,12 +55,36 @@ def _find(name: str) -> str | None:
     return shutil.which(name)
 
 
-def _version(path: str) -> str:
+def _run_version(path: str) -> str:
     out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
     lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
     if out.returncode != 0 or not lines:
         raise OSError(f"{path} --version failed: {out.stderr.strip() or out.returncode}")
     return " ".join(lines[-2:])
+
+
+def _version(path: str) -> str:
+    """`path --version`'s last lines, remembered on disk per binary (its path, size, mtime and inode: a reinstall
+    changes them): starting the two tools took ~10 ms of every process that lowers a module, a twentieth of a small
+    bundle's run. A damaged or unwritable cache only means running the tool."""
+    st = os.stat(path)
+    ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
+    f = cache_root() / "tools" / (hashlib.sha256(ident.encode()).hexdigest()[:32] + ".json")
+    try:
+        rec = json.loads(f.read_text())
+        if rec.get("ident") == ident and isinstance(rec.get("version"), str) and rec["version"]:
+            return rec["version"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    v = _run_version(path)
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=f.parent, delete=False, suffix=".tmp") as t:
+            json.dump({"ident": ident, "version": v}, t)
+        os.replace(t.name, f)
+    except OSError:
+        pass
+    return v
 
 
 @lru_cache(maxsize=1)
