@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine import errors, sass
-from engine.timing import TimingSim
+from engine.timing import TimingSim, lib
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -125,6 +125,37 @@ def test_deferred_memory_phase_identical_for_any_thread_count():
         assert other[2] == out and other[3] == acc       # float atomics applied in the same order
         for t in rec:
             assert other[1][t] == rec[t], t
+
+
+@pytest.mark.parametrize("record", ["off", "summary"])
+def test_split_memory_phase_identical_for_any_thread_count(record):
+    """Without full recording, several threads split each SM's memory phase in three (its own MSHRs and output
+    port on its thread, the L2 and DRAM in SM order, its input port and scoreboards on any thread): the same
+    statistics, outputs and atomics' order as one thread, which never splits."""
+    def run(threads):
+        sim = TimingSim("h200", record=record, threads=threads)
+        dev = sim.device
+        k = dev.load_ptx(STRESS).kernel("stress")
+        n = 64 * 128
+        x = np.random.default_rng(7).standard_normal(2 * n).astype(np.float32) * np.float32(1e3)
+        bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
+        sim.flush()
+        res = sim.launch(k, 64, 128, bufs)
+        return _stats(res), dev.from_device(bufs[1]).tobytes(), dev.from_device(bufs[2]).tobytes(), \
+            int(lib.gs_tsim_split_phases(sim._ptr))
+    s1, out1, acc1, split1 = run(1)
+    assert split1 == 0 and s1["L1D_mshr_merges"] > 0 and s1["L2_atomic_ops"] > 0
+    for threads in (2, 3):
+        s, out, acc, split = run(threads)
+        assert split > 0                                  # the split path ran
+        assert (s, out, acc) == (s1, out1, acc1), threads
+
+
+def test_full_recording_keeps_the_memory_phase_whole(suite):
+    """Memory samples reach the tables SM by SM from the memory phase: with full recording it is not split."""
+    sim = TimingSim("h200", record="full", threads=2)
+    sim.run_case(suite["saxpy_1M"], sink=Tables())
+    assert lib.gs_tsim_split_phases(sim._ptr) == 0
 
 
 def test_workload_bundle_identical_on_one_and_two_threads():

@@ -165,6 +165,8 @@ typedef struct gs_tsm {
     uint64_t *qring;                   /* per queue (GS_Q_*), the service start of its last l1.lsu_queue instructions */
     uint32_t qpos[GS_Q__COUNT];
     uint32_t mshr_next;                /* the next MSHR entry (wraps at l1.mshrs) */
+    uint32_t mshr_post;                /* gs_tmem_pre: the first entry its misses took (gs_tmem_post's) */
+    int pre;                           /* gs_tmem_pre ran for this quantum's log */
     gs_cache icache;
     gs_cal fetch;                      /* sm.fetch_insts: the fetch unit, one warp per cycle */
     /* statistics and recording for the current interval */
@@ -187,6 +189,11 @@ typedef struct gs_worker {
     uint64_t *pc_stalls;               /* per pc * GS_WS__COUNT */
     uint64_t last_free_cycle, ctas_done;
     int status, room, fault_sm;        /* fault_sm: the SM that faulted (the lowest one wins) */
+    /* the quantum's sums over the SMs whose memory phase this thread finished (tsim.c mem_account) */
+    uint64_t q_issued, q_next, q_last_issue;
+    uint32_t q_busy_sms;
+    int q_last_sm;                     /* the highest SM that issued (-1: none), and its last issue */
+    uint64_t split_phases;             /* memory phases whose last part it ran (gs_tsim_split_phases) */
 } __attribute__((aligned(64))) gs_worker;   /* each thread's on host cache lines of its own (hostmem.h) */
 
 struct gs_tsim {
@@ -237,6 +244,7 @@ struct gs_tsim {
     atomic_int mem_busy;
     uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
     int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
+    int split;                         /* the quantum splits the SMs' own parts off their memory phases (gs_tmem_pre) */
     _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms: an index in act) */
     /* the SMs a quantum visits, in index order: those that hold a warp or have an event to come (the others
      * would only be looked at and passed over, 132 SMs' lines per quantum); mem_cursor indexes it too.
@@ -285,9 +293,10 @@ int gs_tsim_launch_fault(gs_fault *f, const char *msg, uint32_t a);
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
-/* the next quantum visits SM s (tsim.c active_sms); only the thread holding the memory phase, or the calling
- * thread between quanta, marks */
-static inline void gs_tsim_mark_active(gs_tsim *ts, uint32_t s) { ts->act_mark[s >> 6] |= 1ull << (s & 63); }
+/* the next quantum visits SM s (tsim.c active_sms) */
+static inline void gs_tsim_mark_active(gs_tsim *ts, uint32_t s) {
+    __atomic_fetch_or(&ts->act_mark[s >> 6], 1ull << (s & 63), __ATOMIC_RELAXED);   /* (memory phases' last parts: any thread) */
+}
 void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until, uint32_t prev_issued);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);
 void gs_tsm_refresh_next(gs_tsim *ts, gs_tsm *sm);
@@ -318,7 +327,12 @@ uint64_t gs_tmem_issue(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, ui
  * issued at `now`, timed as that one request (its 32 lanes' 4-byte words) */
 uint32_t gs_frag_requests(uint32_t rows, uint32_t row_bytes);
 uint64_t gs_tmem_frag_part(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst *x, uint64_t now, uint32_t part);
-void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm);
+void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st);
+/* the same in three parts (tsim.c: several threads): the SM's own before (0: not possible, resolve instead),
+ * the shared one (serial, SM by SM), the SM's own after */
+int gs_tmem_pre(gs_tsim *ts, gs_tsm *sm);
+void gs_tmem_shared(gs_tsim *ts, gs_tsm *sm);
+void gs_tmem_post(gs_tsim *ts, gs_tsm *sm, gs_tstats *st);
 void gs_tmem_flush(gs_tsim *ts);
 /* the closed interval's counters of memory partition p (one per DRAM channel; resets them) */
 void gs_tmem_interval_row(gs_tsim *ts, uint32_t p, uint64_t start, uint64_t end, gs_rec_memc *row);

@@ -161,9 +161,53 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     return r;
 }
 
+/* A read miss's MSHR entry (a ring: the count of misses mod l1.mshrs); its departure waits for the entry */
+static inline uint64_t *mshr_take(const gs_tconfig *cf, gs_tsm *sm, uint32_t *next, uint64_t *depart) {
+    uint64_t *mshr = &sm->mshr[*next];
+    if (++*next == cf->l1_mshrs) *next = 0;
+    if (*mshr > *depart) *depart = *mshr;
+    return mshr;
+}
+
+/* a node other than a miss, from the earlier nodes it names (merges counted in st) */
+static inline void resolve_other(gs_pend *pd, gs_pnode *n, gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
+    switch (n->kind) {
+    case GS_PN_HIT: {
+        uint64_t r = gs_pend_val(pd, n->a);
+        if (r > n->t) st->l1_mshr_merges++;
+        n->val = max64(n->t + n->add, r);
+        if (n->sampled) sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, 0, 0, 0, n->val, 0, 1);
+        break;
+    }
+    case GS_PN_REQ: {
+        uint64_t v = n->t;
+        for (uint64_t j = n->a; j <= n->b; j++) {
+            const gs_pnode *o = &pd->n[j];
+            uint64_t c = o->kind == GS_PN_MISS ? o->val + (o->write ? 0 : 2) : o->kind == GS_PN_HIT ? o->val : 0;
+            if (c > v) v = c;
+        }
+        n->val = v;
+        break;
+    }
+    case GS_PN_LEAVE: {
+        uint64_t v = 0;
+        for (uint64_t j = n->a; j <= n->b; j++)
+            if (pd->n[j].kind == GS_PN_MISS && pd->n[j].write && pd->n[j].b > v) v = pd->n[j].b;
+        n->val = v;
+        break;
+    }
+    default:
+        n->val = max64(gs_pend_val(pd, n->a) + n->add, gs_pend_val(pd, n->b));
+        break;
+    }
+}
+
 /* The memory phase for one SM: its log's nodes in order (misses through MSHRs, interconnect, L2 and
- * DRAM, as the serial engine issued them). */
-void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
+ * DRAM, as the serial engine issued them). st: where its L1 merges are counted (the thread's). With several
+ * threads the phase is split in three (gs_tmem_pre, gs_tmem_shared, gs_tmem_post) so that only the shared
+ * part is serial; this is the whole of it in one pass (one thread, light quanta, and full recording, whose
+ * memory samples must reach the tables SM by SM). */
+void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
     const gs_tconfig *cf = &ts->cfg;
     gs_pend *pd = &sm->pend;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
@@ -193,16 +237,10 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
             gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta);
-        switch (n->kind) {
-        case GS_PN_MISS: {
+        if (n->kind == GS_PN_MISS) {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
             uint64_t depart = n->t + hit_lat / 2;
-            uint64_t *mshr = NULL;
-            if (!n->write) {
-                mshr = &sm->mshr[sm->mshr_next];             /* a ring: the count of misses mod l1.mshrs */
-                if (++sm->mshr_next == cf->l1_mshrs) sm->mshr_next = 0;
-                if (*mshr > depart) depart = *mshr;
-            }
+            uint64_t *mshr = n->write ? NULL : mshr_take(cf, sm, &sm->mshr_next, &depart);
             uint64_t t_out, t_dram = 0;
             uint64_t t_l2in = gs_icnt_send(&ts->icnt, &sm->icnt, depart, n->write, &t_out);
             uint64_t t_l2 = gs_l2_access_placed(&ts->l2, sm->part, sm->gpc, &ring[k % RING], n->addr, t_l2in,
@@ -215,35 +253,87 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm) {
             if (n->sampled)
                 sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, t_out, t_l2in, t_dram,
                        n->write ? t_l2 : t_in + 2, n->write, t_dram ? 3 : 2);
-            break;
+        } else {
+            resolve_other(pd, n, ts, sm, st);
         }
-        case GS_PN_HIT: {
-            uint64_t r = gs_pend_val(pd, n->a);
-            if (r > n->t) ts->st.l1_mshr_merges++;
-            n->val = max64(n->t + n->add, r);
-            if (n->sampled) sample(ts, sm, n->slot, n->pc, n->addr, n->now, n->t, 0, 0, 0, n->val, 0, 1);
-            break;
+        if (n->wb && *n->wb == GS_PEND + k) *n->wb = n->val;
+    }
+}
+
+/* The SM's own part before the shared memory system, on the thread that ran its SM phase (so that it runs
+ * beside the other SMs' serial parts): each miss's MSHR entry and its booking of the SM's output port, in
+ * issue order as gs_tmem_resolve makes them; a miss's arrival at the L2 is left in its `a`, a store's
+ * departure from the port in its `b`. Returns 0 (nothing done: gs_tmem_resolve does it all) when its read
+ * misses are more than the MSHRs, so that an entry would be reused within the quantum and wait for an answer
+ * the L2 has not given yet. No memory samples here: the split runs without full recording. */
+int gs_tmem_pre(gs_tsim *ts, gs_tsm *sm) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_pend *pd = &sm->pend;
+    uint32_t reads = 0;
+    for (uint32_t k = 0; k < pd->count; k++) reads += pd->n[k].kind == GS_PN_MISS && !pd->n[k].write;
+    if (reads > cf->l1_mshrs) return 0;
+    uint64_t hit_lat = cf->l1_hit_latency_cycles;
+    sm->mshr_post = sm->mshr_next;                  /* where gs_tmem_post writes their answers */
+    for (uint32_t k = 0; k < pd->count; k++) {
+        gs_pnode *n = &pd->n[k];
+        if (n->kind != GS_PN_MISS) continue;
+        uint64_t depart = n->t + hit_lat / 2, t_out;
+        if (!n->write) mshr_take(cf, sm, &sm->mshr_next, &depart);
+        n->a = gs_icnt_send(&ts->icnt, &sm->icnt, depart, n->write, &t_out);
+        if (n->write) n->b = t_out + 1;
+    }
+    return 1;
+}
+
+/* The shared part of an SM's memory phase after gs_tmem_pre (serial, SM by SM): each miss through its L2
+ * slice (and DRAM) from its arrival; the L2's answer is left in its `val` for gs_tmem_post. */
+void gs_tmem_shared(gs_tsim *ts, gs_tsm *sm) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_pend *pd = &sm->pend;
+    enum { RA = 8, RB = 4, RING = 16 };             /* as in gs_tmem_resolve */
+    gs_l2place ring[RING];
+    uint64_t l2_eta = cf->l1_hit_latency_cycles / 2 + ts->icnt.latency;
+    for (uint32_t j = 0; j < RA && j < pd->count; j++)
+        if (pd->n[j].kind == GS_PN_MISS) {
+            gs_l2_place(&ts->l2, sm->part, pd->n[j].addr, &ring[j % RING]);
+            gs_l2_prefetch(&ts->l2, &ring[j % RING], sm->gpc, pd->n[j].t + l2_eta);
         }
-        case GS_PN_REQ: {
-            uint64_t v = n->t;
-            for (uint64_t j = n->a; j <= n->b; j++) {
-                const gs_pnode *o = &pd->n[j];
-                uint64_t c = o->kind == GS_PN_MISS ? o->val + (o->write ? 0 : 2) : o->kind == GS_PN_HIT ? o->val : 0;
-                if (c > v) v = c;
+    for (uint32_t k = 0; k < pd->count; k++) {
+        gs_pnode *n = &pd->n[k];
+        if (k + RA < pd->count && pd->n[k + RA].kind == GS_PN_MISS) {
+            gs_pnode *f = &pd->n[k + RA];
+            gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
+            gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->a);
+        }
+        if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
+            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].a);
+        if (n->kind != GS_PN_MISS) continue;
+        uint64_t t_dram = 0;
+        n->val = gs_l2_access_placed(&ts->l2, sm->part, sm->gpc, &ring[k % RING], n->addr, n->a,
+                                     n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ,
+                                     n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
+    }
+}
+
+/* The SM's own part after gs_tmem_shared (any thread, beside the next SMs' shared parts): the answers
+ * through its input port, the MSHR entries they free, the other nodes and the write-backs, in issue order. */
+void gs_tmem_post(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
+    const gs_tconfig *cf = &ts->cfg;
+    gs_pend *pd = &sm->pend;
+    uint32_t next = sm->mshr_post;
+    for (uint32_t k = 0; k < pd->count; k++) {
+        gs_pnode *n = &pd->n[k];
+        if (k + 4 < pd->count && pd->n[k + 4].wb) __builtin_prefetch(pd->n[k + 4].wb, 1, 1);
+        if (n->kind == GS_PN_MISS) {
+            uint64_t t_l2 = n->val;
+            uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);
+            if (!n->write) {
+                sm->mshr[next] = t_in;
+                if (++next == cf->l1_mshrs) next = 0;
             }
-            n->val = v;
-            break;
-        }
-        case GS_PN_LEAVE: {
-            uint64_t v = 0;
-            for (uint64_t j = n->a; j <= n->b; j++)
-                if (pd->n[j].kind == GS_PN_MISS && pd->n[j].write && pd->n[j].b > v) v = pd->n[j].b;
-            n->val = v;
-            break;
-        }
-        default:
-            n->val = max64(gs_pend_val(pd, n->a) + n->add, gs_pend_val(pd, n->b));
-            break;
+            n->val = n->write && !cf->l2_store_ack ? t_l2 : t_in;
+        } else {
+            resolve_other(pd, n, ts, sm, st);
         }
         if (n->wb && *n->wb == GS_PEND + k) *n->wb = n->val;
     }

@@ -115,6 +115,7 @@ static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
         gs_cache_clear(&sm->l1);             /* (right after gs_tsim_flush: no set is marked, nothing to clear) */
     }
     memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
+    sm->pre = 0;
     memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);
     memset(sm->qpos, 0, sizeof sm->qpos);
     sm->lsu.next_free = sm->l1_data.next_free = 0;
