@@ -522,10 +522,14 @@ static void run_all(gs_tsim *ts) {
     atomic_store_explicit(&ts->mem_cursor, m, memory_order_relaxed);
 }
 
-/* Below this many warp instructions in the last quantum, the next one runs on the calling thread alone:
- * waking the team and moving the SMs' state between host cores would cost more than its work (sparse
- * phases: global-atomic histograms, kernel tails). Only speed depends on it. */
-#define GS_PAR_MIN_ISSUED 128
+/* Below GS_PAR_MIN_ISSUED + GS_PAR_PER_SM x (the SMs it visits) warp instructions in the last quantum, the
+ * next one runs on the calling thread alone: waking the team and moving the SMs' state between host cores
+ * would cost more than its work. The cost grows with the SMs visited, the work with the instructions: sparse
+ * phases over all SMs (global-atomic histograms, kernel tails) stay on one thread below ~300 instructions,
+ * a launch of 8 CTAs goes to the team from ~48 (a flat 128 left resnet18_b1's 8-CTA launches 10-20 % slower
+ * at two threads; 32 alone, the histograms 10-30 %). Only speed depends on it. */
+#define GS_PAR_MIN_ISSUED 32
+#define GS_PAR_PER_SM 2
 
 int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     if (!ts->launched) return gs_tsim_launch_fault(out, "no kernel launched", 0);
@@ -549,7 +553,8 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         atomic_store(&ts->mem_cursor, 0);
         ts->mem_next = next;
         ts->mem_atomics = 0;
-        int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED;
+        active_sms(ts);
+        int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED + GS_PAR_PER_SM * (uint64_t)ts->nact;
         ts->split = !light && ts->nthreads > 1 && ts->rec.opts.level < 2;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
             gs_worker *wk = &ts->wk[k];
@@ -557,7 +562,6 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             wk->q_next = GS_NEVER;
             wk->q_last_sm = -1;
         }
-        active_sms(ts);
         gs_rec_stage_on(&ts->rec);
         atomic_store(&ts->next_sm, 0);
         if (light || ts->nthreads == 1) run_all(ts);     /* (one thread: no shared counter to take SMs from) */
