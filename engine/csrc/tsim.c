@@ -304,7 +304,7 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
         int first = !sm->warm_at;                      /* the launch's first CTA on this SM */
         if (gs_tsm_launch_cta(ts, sm, ts->next_cta, when)) return GS_NEVER;
         ts->next_cta++;
-        gs_tsim_mark_active(ts, (uint32_t)sm->id);
+        gs_tsim_mark_active(ts, (uint32_t)sm->id, 0);
         double t = ts->dispatch_next + (first && c->gpu_cta_dispatch_first_cycles > 0 ? c->gpu_cta_dispatch_first_cycles
                                                                                     : 1.0 / c->gpu_cta_dispatch_per_cycle);
         ts->dispatch_next = t < (double)start ? (double)start : t;
@@ -350,7 +350,7 @@ static void mem_account(gs_tsim *ts, gs_worker *wk, uint32_t s) {
     wk->q_issued += sm->issued_q;
     wk->q_busy_sms += sm->warps_used != 0;
     if (sm->next_event < wk->q_next) wk->q_next = sm->next_event;
-    if (sm->warps_used || sm->next_event != GS_NEVER) gs_tsim_mark_active(ts, s);   /* the next quantum visits it */
+    if (sm->warps_used || sm->next_event != GS_NEVER) gs_tsim_mark_active(ts, s, ts->split);   /* the next quantum visits it */
 }
 
 /* The memory phase of SM s (its SM phase of this quantum is over; every lower SM's memory phase has run):
