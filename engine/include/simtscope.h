@@ -588,6 +588,12 @@ uint64_t gs_trace_insts_read(gs_trace *t);
 /* Contract: as gs_tsim_launch, with the kernel's shape from the trace header; thread blocks are read
  * from t as CTAs are placed (only those in flight are held). t must outlive the run. */
 int gs_tsim_launch_trace(gs_tsim *ts, gs_device *dev, gs_trace *t, const gs_record_opts *rec, gs_fault *fault);
+/* The validation suite's splitmix64 generator (gpu-workload/1 `rng` buffers): n elements of `kind` into out,
+ * element i from the (i+1)-th output after `seed`; uniform kinds: lo + (hi - lo) * u rounded to the type,
+ * integer kinds: z mod ispan + ilo, wrapped to 32 bits. Returns -1 (nothing written) for an unknown kind or
+ * ispan 0. engine/workload/bundle.py's numpy version is the reference. */
+enum { GS_RNG_F32 = 0, GS_RNG_F16 = 1, GS_RNG_BF16 = 2, GS_RNG_I32 = 3, GS_RNG_U32 = 4 };
+int gs_rng_fill(void *out, uint64_t n, int kind, uint64_t seed, double lo, double hi, int64_t ilo, uint64_t ispan);
 /* Contract: the L2 holds [addr, addr + bytes) as after a host-to-device copy (GPGPU-Sim's
  * gpgpu_perf_sim_memcpy): every sector valid and clean in its home slice. */
 void gs_tsim_fill_l2(gs_tsim *ts, uint64_t addr, uint64_t bytes);

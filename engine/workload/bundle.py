@@ -210,20 +210,47 @@ def rng_bytes(init: dict, nbytes: int) -> bytes:
     twice its size and a u8 one a quarter filled; the manifest check refuses them before this is reached).
     Generated in chunks into one preallocated buffer, so a large buffer needs twice its size in memory (the buffer and its bytes), not
     the ~6x that whole-array uint64/float64 temporaries took (a 2 GiB f32 buffer asked for 4 GiB at once)."""
-    from engine.cases import _GOLDEN       # the generator's increment: chunk k starts k outputs in
     dt = init["dtype"]
     if dt not in RNG_DTYPES:
         raise ValueError(f"rng dtype {dt!r} is not one of {sorted(RNG_DTYPES)} (gpu-workload/1)")
     isz = np.dtype(DTYPES[dt]).itemsize
     n = nbytes // isz
     out = bytearray(nbytes)                # zero tail (nbytes not a multiple of the element size)
+    if not _rng_fill_c(init, dt, n, out):
+        _rng_fill_numpy(init, dt, n, out)
+    return bytes(out)
+
+
+# the engine's C generator (gs_rng_fill, engine/csrc/rng.c: ~10x faster) for the forms it knows; the numpy one
+# below is the definition, the C one is checked against it (tests/test_rng_fill.py)
+_RNG_C_KINDS = {("uniform", "f32"): 0, ("uniform", "f16"): 1, ("uniform", "bf16"): 2, ("int", "i32"): 3, ("int", "u32"): 4}
+
+
+def _rng_fill_c(init: dict, dt: str, n: int, out: bytearray) -> bool:
+    kind = _RNG_C_KINDS.get(("uniform" if init["rng"] == "uniform" else "int", dt))
+    if kind is None or n == 0:
+        return n == 0
+    seed = int(init["seed"]) & (2**64 - 1)
+    if kind <= 2:
+        lo, hi, ilo, span = float(init["lo"]), float(init["hi"]), 0, 0
+    else:
+        ilo, span = int(init["lo"]), int(init["hi"]) - int(init["lo"])
+        if not (0 < span < 2**64 and -2**63 <= ilo < 2**63):
+            return False                   # (the numpy path says what is wrong)
+        lo = hi = 0.0
+    from engine._ffi import ffi, lib
+    return lib.gs_rng_fill(ffi.from_buffer(out), n, kind, seed, lo, hi, ilo, span) == 0
+
+
+def _rng_fill_numpy(init: dict, dt: str, n: int, out: bytearray) -> None:
+    from engine.cases import _GOLDEN       # the generator's increment: chunk k starts k outputs in
+    isz = np.dtype(DTYPES[dt]).itemsize
     seed = int(init["seed"])
     for k in range(0, n, RNG_CHUNK):       # element k + i is the (k + i + 1)-th output from `seed`
         c = min(RNG_CHUNK, n - k)
         chunk = _rng_elements(init, dt, (seed + k * _GOLDEN) & (2**64 - 1), c).tobytes()
         assert len(chunk) == c * isz
         out[k * isz:(k + c) * isz] = chunk
-    return bytes(out)
 
 
 def _rng_elements(init: dict, dt: str, seed: int, count: int) -> np.ndarray:
