@@ -65,6 +65,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st) {
         l2->rc_count = l2->rc_gpc ? (size_t)l2->gpcs * GS_L2_RC_GPC_ENTRIES : (size_t)l2->nslices * GS_L2_RC_ENTRIES;
         gs_huge_zalloc(l2->rc_count * sizeof *l2->rc, &l2->rc_mem);
         l2->rc = l2->rc_mem.p;
+        if (l2->rc) gs_huge_populate(l2->rc, l2->rc_count * sizeof *l2->rc);   /* (as the directories: not in a launch) */
         l2->rcfp = calloc(l2->rc_count, 1);
         if (!l2->rc || !l2->rcfp) return -1;
     }
@@ -90,7 +91,10 @@ void gs_l2_free(gs_l2 *l2) {
 
 void gs_l2_reset(gs_l2 *l2) {
     for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
-    if (l2->rc) { memset(l2->rc, 0, l2->rc_count * sizeof *l2->rc); memset(l2->rcfp, 0, l2->rc_count); }
+    /* the coalescing entries: emptying their fingerprints is enough, an entry is read only when its fingerprint
+     * matches and written whole when installed (zeroing the entries too, several MiB, was most of a launch's
+     * L2 reset and first-touched huge pages inside the run) */
+    if (l2->rc) memset(l2->rcfp, 0, l2->rc_count);
 }
 
 void gs_l2_flush(gs_l2 *l2) {

@@ -165,6 +165,25 @@ static void test_coalesced_reads(void) {
     destroy(&m);
 }
 
+static void test_reset_forgets_coalescing_entries(void) {
+    /* a launch's reset empties the read-coalescing table (its fingerprints: an entry is read only through a
+     * matching one), so a read right after it looks the sector up itself instead of taking an old answer */
+    gs_tconfig c = cfg();
+    c.l2_coalesce_reads = 16;
+    mem m;
+    build(&m, &c);
+    gs_l2_access(&m.l2, 0, 0x40, 0, GS_L2_READ, 1, 1, NULL, 0, 2);                      /* resident */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1000, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);  /* an entry until 1010 */
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1001, GS_L2_READ, 1, 1, NULL, 0, 2), 1010);  /* merges */
+    CHECK_EQ(m.st.l2_coalesced, 1u);
+    gs_l2_reset(&m.l2);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1002, GS_L2_READ, 1, 1, NULL, 0, 2), 1012);  /* its own lookup */
+    CHECK_EQ(m.st.l2_coalesced, 1u);
+    CHECK_EQ(gs_l2_access(&m.l2, 0, 0x40, 1003, GS_L2_READ, 1, 1, NULL, 0, 2), 1012);  /* and merges anew */
+    CHECK_EQ(m.st.l2_coalesced, 2u);
+    destroy(&m);
+}
+
 static void test_coalesced_reads_per_gpc(void) {
     /* l2.coalesce_gpc: reads from SMs of one GPC merge; a read from another GPC looks the sector up itself
      * (kloop.cu shdram33: 4 CTAs in 4 GPCs sharing every line merge nothing on the H200) */
@@ -247,5 +266,6 @@ int main(void) {
     test_atomic_unit_serialises();
     test_coalesced_reads();
     test_coalesced_reads_per_gpc();
+    test_reset_forgets_coalescing_entries();
     return check_summary();
 }
