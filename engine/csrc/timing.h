@@ -293,7 +293,14 @@ int gs_tsim_launch_fault(gs_fault *f, const char *msg, uint32_t a);
 
 /* tsm.c */
 void gs_tsm_cycle(gs_tsim *ts, gs_tsm *sm, uint64_t now);
-/* the next quantum visits SM s (tsim.c active_sms); `shared`: other threads may mark at the same time (the
+/* the memory phase (tsim_mem.c): SM s's (its shared part only when gs_tmem_pre ran; -1: out of memory), its last
+ * part after that, whatever can run now from the cursor, the quantum's sums, the SMs the quantum visits */
+int gs_tsim_mem_sm(gs_tsim *ts, gs_worker *wk, uint32_t s);
+void gs_tsim_mem_after(gs_tsim *ts, gs_worker *wk, uint32_t s);
+void gs_tsim_mem_advance(gs_tsim *ts, gs_worker *wk);
+void gs_tsim_quantum_sums(gs_tsim *ts);
+void gs_tsim_active_sms(gs_tsim *ts);
+/* the next quantum visits SM s (tsim_mem.c gs_tsim_active_sms); `shared`: other threads may mark at the same time (the
  * memory phases' last parts of a split quantum), else a plain store (a locked one per SM and quantum cost the
  * sparse histograms ~5 % at one thread) */
 static inline void gs_tsim_mark_active(gs_tsim *ts, uint32_t s, int shared) {

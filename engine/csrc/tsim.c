@@ -342,107 +342,6 @@ static int fail(gs_tsim *ts, gs_fault *out) {
     return GS_FAULTED;
 }
 
-/* what the end of the quantum needs from SM s once its memory phase is over, in the thread's sums (tsim_run
- * adds them up: the memory phases' last parts may run on any thread, in any order) */
-static void mem_account(gs_tsim *ts, gs_worker *wk, uint32_t s) {
-    gs_tsm *sm = &ts->sms[s];
-    if (sm->issued_q && (int)s > wk->q_last_sm) { wk->q_last_sm = (int)s; wk->q_last_issue = sm->last_issue; }
-    wk->q_issued += sm->issued_q;
-    wk->q_busy_sms += sm->warps_used != 0;
-    if (sm->next_event < wk->q_next) wk->q_next = sm->next_event;
-    if (sm->warps_used || sm->next_event != GS_NEVER) gs_tsim_mark_active(ts, s, ts->split);   /* the next quantum visits it */
-}
-
-/* The memory phase of SM s (its SM phase of this quantum is over; every lower SM's memory phase has run):
- * its logged requests through the interconnect, L2 and DRAM in issue order, their times settled back
- * into its scoreboards, its staged recorder rows appended to the tables. Its global atomics wait for the
- * end of the quantum (a plain load of an SM still running must not see them). Returns -1 (nothing done)
- * if its log ran out of host memory. */
-static int mem_sm(gs_tsim *ts, gs_worker *wk, uint32_t s) {
-    gs_tsm *sm = &ts->sms[s];
-    if (sm->atomq.used) ts->mem_atomics = 1;
-    if (sm->pend.count || sm->pend.nfix) {
-        if (sm->pend.oom || sm->atomq.oom) { ts->mem_oom = 1; return -1; }
-        if (sm->pre) {                                /* its own parts run before and after (mem_after) */
-            gs_tmem_shared(ts, sm);
-        } else {
-            gs_rec_direct(&ts->rec, s, 1);            /* its memory samples: after the rows it staged before */
-            gs_tmem_resolve(ts, sm, &wk->st);
-            gs_tsm_settle(ts, sm);
-            gs_rec_direct(&ts->rec, s, 0);
-        }
-    }
-    gs_rec_stage_flush(&ts->rec, s);
-    if (!sm->pre) mem_account(ts, wk, s);
-    return 0;
-}
-
-/* the rest of SM s's memory phase once its shared part has run (gs_tmem_pre ran for it), on any thread: only
- * its own state and the thread's counters are written, so it runs beside the next SMs' memory phases */
-static void mem_after(gs_tsim *ts, gs_worker *wk, uint32_t s) {
-    gs_tsm *sm = &ts->sms[s];
-    gs_tmem_post(ts, sm, &wk->st);
-    gs_tsm_settle(ts, sm);
-    sm->pre = 0;
-    wk->split_phases++;
-    mem_account(ts, wk, s);
-}
-
-/* the threads' sums of the quantum (mem_account): its issues, the SMs holding warps, the next event, the last
- * issue of the highest SM that issued (as SM-ordered memory phases would leave it) */
-static void quantum_sums(gs_tsim *ts) {
-    int last = -1;
-    ts->mem_issued = 0;
-    ts->mem_busy_sms = 0;
-    for (uint32_t k = 0; k < ts->nthreads; k++) {
-        const gs_worker *wk = &ts->wk[k];
-        ts->mem_issued += wk->q_issued;
-        ts->mem_busy_sms += wk->q_busy_sms;
-        if (wk->q_next < ts->mem_next) ts->mem_next = wk->q_next;
-        if (wk->q_last_sm > last) { last = wk->q_last_sm; ts->last_issue_cycle = wk->q_last_issue; }
-    }
-}
-
-/* The quantum's SMs (ts->act) from the marks, which start over for the next one. An SM left out has no warp and
- * nothing scheduled: its SM phase would do nothing (next_event >= E) and its memory phase nothing either (no
- * request logged, no warp, no next event), so leaving it out changes no result; only the dispatcher gives it
- * work again, and marks it. */
-static void active_sms(gs_tsim *ts) {
-    uint32_t n = 0, words = (ts->cfg.gpu_num_sms + 63) / 64;
-    for (uint32_t i = 0; i < words; i++) {
-        for (uint64_t m = ts->act_mark[i]; m; m &= m - 1) ts->act[n++] = (uint16_t)(i * 64 + (uint32_t)__builtin_ctzll(m));
-        ts->act_mark[i] = 0;
-    }
-    ts->nact = n;
-}
-
-/* Runs the memory phases that can run now: SM by SM in index order from the cursor, while their SM
- * phase is over, by whichever thread gets there first (one at a time), so that the serial part of a
- * quantum overlaps the other SMs' simulation. The order of the calls is the serial engine's whatever
- * the threads; the end of the quantum runs what is left (tsim_run). An SM whose own parts are split off
- * (gs_tmem_pre ran) gives the cursor back after its shared part: this thread then runs its own last part
- * (mem_after) while another may take the next SM's shared part. */
-static void mem_advance(gs_tsim *ts, gs_worker *wk) {
-    uint32_t n = ts->nact, q = ts->quantum;
-    const uint16_t *act = ts->act;
-    for (;;) {
-        uint32_t m = atomic_load(&ts->mem_cursor);
-        if (m >= n || atomic_load(&ts->sms[act[m]].phase_done) != q) return;
-        if (atomic_exchange(&ts->mem_busy, 1)) return;    /* another thread is at it; it looks again after */
-        if (ts->mem_oom) { atomic_store(&ts->mem_busy, 0); return; }   /* the cursor stays: the end reports it */
-        m = atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed);
-        int after = -1;
-        while (m < n && atomic_load_explicit(&ts->sms[act[m]].phase_done, memory_order_acquire) == q) {
-            if (mem_sm(ts, wk, act[m])) break;         /* out of memory (mem_oom) */
-            if (ts->sms[act[m++]].pre) { after = act[m - 1]; break; }
-        }
-        atomic_store(&ts->mem_cursor, m);
-        atomic_store(&ts->mem_busy, 0);
-        if (after >= 0) mem_after(ts, wk, (uint32_t)after);
-        /* an SM that finished while this thread held the lock found it busy: look again */
-    }
-}
-
 /* SM s through its cycles of the quantum [now, q_end) with thread state wk; `next`: the SM this thread
  * probably runs next (prefetched). Returns 1 if it had nothing to do in the quantum, -1 if it faulted (its
  * memory phase never runs: the cursor stops there), else 0. */
@@ -475,17 +374,17 @@ static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
         if (wk->status == GS_FAULTED) return -1;
         if (sm->next_event <= now) sm->next_event = now + 1;
     }
-    /* its own part of the memory phase before the shared one, here on its thread (mem_sm) */
+    /* its own part of the memory phase before the shared one, here on its thread (gs_tsim_mem_sm) */
     sm->pre = ts->split && sm->pend.count && !sm->pend.oom && !sm->atomq.oom ? gs_tmem_pre(ts, sm) : 0;
     atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
     return 0;
 }
 
-/* sm_phase of the quantum's j-th SM on a team thread, then whatever memory phases can run (mem_advance) */
+/* sm_phase of the quantum's j-th SM on a team thread, then whatever memory phases can run (gs_tsim_mem_advance) */
 static int run_one(gs_tsim *ts, uint32_t j, gs_worker *wk, uint32_t next) {
     int r = sm_phase(ts, ts->act[j], wk, next);
     if (r < 0) return -1;
-    if (r == 0 || atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == j) mem_advance(ts, wk);
+    if (r == 0 || atomic_load_explicit(&ts->mem_cursor, memory_order_relaxed) == j) gs_tsim_mem_advance(ts, wk);
     return 0;
 }
 
@@ -516,7 +415,7 @@ static void run_all(gs_tsim *ts) {
         gs_worker *wk = &ts->wk[s % ts->nthreads];
         if (wk->status == GS_FAULTED) continue;
         if (sm_phase(ts, s, wk, j + 1 < n ? ts->act[j + 1] : ts->cfg.gpu_num_sms) >= 0 && m == j && !ts->mem_oom &&
-            !mem_sm(ts, wk, s))
+            !gs_tsim_mem_sm(ts, wk, s))
             m = j + 1;
     }
     atomic_store_explicit(&ts->mem_cursor, m, memory_order_relaxed);
@@ -553,7 +452,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         atomic_store(&ts->mem_cursor, 0);
         ts->mem_next = next;
         ts->mem_atomics = 0;
-        active_sms(ts);
+        gs_tsim_active_sms(ts);
         int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED + GS_PAR_PER_SM * (uint64_t)ts->nact;
         ts->split = !light && ts->nthreads > 1 && ts->rec.opts.level < 2;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
@@ -577,11 +476,11 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
          * every lower SM has finished, so what ran is the same for any thread count) */
         uint32_t m = atomic_load(&ts->mem_cursor);
         uint32_t upto = faulted >= 0 ? (uint32_t)ts->wk[faulted].fault_sm : c->gpu_num_sms;
-        while (m < ts->nact && ts->act[m] < upto && !ts->mem_oom && !mem_sm(ts, &ts->wk[0], ts->act[m])) {
-            if (ts->sms[ts->act[m]].pre) mem_after(ts, &ts->wk[0], ts->act[m]);
+        while (m < ts->nact && ts->act[m] < upto && !ts->mem_oom && !gs_tsim_mem_sm(ts, &ts->wk[0], ts->act[m])) {
+            if (ts->sms[ts->act[m]].pre) gs_tsim_mem_after(ts, &ts->wk[0], ts->act[m]);
             m++;
         }
-        quantum_sums(ts);
+        gs_tsim_quantum_sums(ts);
         gs_rec_stage_off(&ts->rec);
         if (faulted >= 0) {                             /* the lowest SM's fault, whatever the threads */
             ts->fault = ts->wk[faulted].fault;
