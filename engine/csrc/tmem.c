@@ -202,6 +202,23 @@ static inline void resolve_other(gs_pend *pd, gs_pnode *n, gs_tsim *ts, gs_tsm *
     }
 }
 
+/* the L2 place of the MISS node RA nodes ahead is computed and its set, port calendar and coalescing entry asked
+ * from the host cache while a node runs (they are in no host cache: 96 slices' directories); RB nodes ahead, its
+ * set's tags arrived, the line record it will touch (gs_tmem_resolve, gs_tmem_shared) */
+enum { RA = 8, RB = 4, RING = 16 };
+
+/* miss f's place into pl, and its set and port cell (around cycle t, its arrival) asked for */
+static inline void place_ahead(gs_tsim *ts, const gs_tsm *sm, const gs_pnode *f, gs_l2place *pl, uint64_t t) {
+    gs_l2_place(&ts->l2, sm->part, f->addr, pl);
+    gs_l2_prefetch(&ts->l2, pl, sm->gpc, t);
+}
+
+/* the first RA nodes' places (their arrival estimated from the lookup: l2_eta later) */
+static void place_first(gs_tsim *ts, const gs_tsm *sm, const gs_pend *pd, gs_l2place *ring, uint64_t l2_eta) {
+    for (uint32_t j = 0; j < RA && j < pd->count; j++)
+        if (pd->n[j].kind == GS_PN_MISS) place_ahead(ts, sm, &pd->n[j], &ring[j % RING], pd->n[j].t + l2_eta);
+}
+
 /* The memory phase for one SM: its log's nodes in order (misses through MSHRs, interconnect, L2 and
  * DRAM, as the serial engine issued them). st: where its L1 merges are counted (the thread's). With several
  * threads the phase is split in three (gs_tmem_pre, gs_tmem_shared, gs_tmem_post) so that only the shared
@@ -211,18 +228,10 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
     const gs_tconfig *cf = &ts->cfg;
     gs_pend *pd = &sm->pend;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
-    /* the L2 place of the MISS node RA nodes ahead is computed and its set, port calendar and coalescing entry
-     * asked from the host cache while this node runs (they are in no host cache: 96 slices' directories);
-     * RB nodes ahead, its set's tags arrived, the line record it will touch */
-    enum { RA = 8, RB = 4, RING = 16 };
     gs_l2place ring[RING];
     uint64_t l2_eta = hit_lat / 2 + ts->icnt.latency;       /* a miss reaches the L2 about this long after its lookup */
     uint64_t in_eta = l2_eta + cf->l2_hit_latency_cycles + ts->icnt.latency;   /* and an L2 hit is back */
-    for (uint32_t j = 0; j < RA && j < pd->count; j++)
-        if (pd->n[j].kind == GS_PN_MISS) {
-            gs_l2_place(&ts->l2, sm->part, pd->n[j].addr, &ring[j % RING]);
-            gs_l2_prefetch(&ts->l2, &ring[j % RING], sm->gpc, pd->n[j].t + l2_eta);
-        }
+    place_first(ts, sm, pd, ring, l2_eta);
     for (uint32_t k = 0; k < pd->count; k++) {
         gs_pnode *n = &pd->n[k];
         /* a later node's write-back target into the host cache while this one is resolved (scattered
@@ -230,8 +239,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
         if (k + 4 < pd->count && pd->n[k + 4].wb) __builtin_prefetch(pd->n[k + 4].wb, 1, 1);
         if (k + RA < pd->count && pd->n[k + RA].kind == GS_PN_MISS) {
             gs_pnode *f = &pd->n[k + RA];
-            gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
-            gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->t + l2_eta);
+            place_ahead(ts, sm, f, &ring[(k + RA) % RING], f->t + l2_eta);
             gs_cal_prefetch(&sm->icnt.out, f->t + hit_lat / 2);    /* the SM's output port, where it will book */
             gs_cal_prefetch(&sm->icnt.in, f->t + in_eta);           /* its input port, where an L2 hit's answer books */
         }
@@ -290,20 +298,14 @@ int gs_tmem_pre(gs_tsim *ts, gs_tsm *sm) {
 void gs_tmem_shared(gs_tsim *ts, gs_tsm *sm) {
     const gs_tconfig *cf = &ts->cfg;
     gs_pend *pd = &sm->pend;
-    enum { RA = 8, RB = 4, RING = 16 };             /* as in gs_tmem_resolve */
     gs_l2place ring[RING];
     uint64_t l2_eta = cf->l1_hit_latency_cycles / 2 + ts->icnt.latency;
-    for (uint32_t j = 0; j < RA && j < pd->count; j++)
-        if (pd->n[j].kind == GS_PN_MISS) {
-            gs_l2_place(&ts->l2, sm->part, pd->n[j].addr, &ring[j % RING]);
-            gs_l2_prefetch(&ts->l2, &ring[j % RING], sm->gpc, pd->n[j].t + l2_eta);
-        }
+    place_first(ts, sm, pd, ring, l2_eta);
     for (uint32_t k = 0; k < pd->count; k++) {
         gs_pnode *n = &pd->n[k];
         if (k + RA < pd->count && pd->n[k + RA].kind == GS_PN_MISS) {
             gs_pnode *f = &pd->n[k + RA];
-            gs_l2_place(&ts->l2, sm->part, f->addr, &ring[(k + RA) % RING]);
-            gs_l2_prefetch(&ts->l2, &ring[(k + RA) % RING], sm->gpc, f->a);
+            place_ahead(ts, sm, f, &ring[(k + RA) % RING], f->a);
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
             gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].a);
