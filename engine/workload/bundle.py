@@ -223,22 +223,24 @@ def rng_bytes(init: dict, nbytes: int) -> bytes:
 
 # the engine's C generator (gs_rng_fill, engine/csrc/rng.c: ~10x faster) for the forms it knows; the numpy one
 # below is the definition, the C one is checked against it (tests/test_rng_fill.py)
-_RNG_C_KINDS = {("uniform", "f32"): 0, ("uniform", "f16"): 1, ("uniform", "bf16"): 2, ("int", "i32"): 3, ("int", "u32"): 4}
+_RNG_C_KINDS = {("uniform", "f32"): "GS_RNG_F32", ("uniform", "f16"): "GS_RNG_F16", ("uniform", "bf16"): "GS_RNG_BF16",
+                ("int", "i32"): "GS_RNG_I32", ("int", "u32"): "GS_RNG_U32"}   # (the header's enum names its values)
 
 
 def _rng_fill_c(init: dict, dt: str, n: int, out: bytearray) -> bool:
-    kind = _RNG_C_KINDS.get(("uniform" if init["rng"] == "uniform" else "int", dt))
-    if kind is None or n == 0:
+    name = _RNG_C_KINDS.get(("uniform" if init["rng"] == "uniform" else "int", dt))
+    if name is None or n == 0:
         return n == 0
+    from engine._ffi import ffi, lib
+    kind = getattr(lib, name)
     seed = int(init["seed"]) & (2**64 - 1)
-    if kind <= 2:
+    if init["rng"] == "uniform":
         lo, hi, ilo, span = float(init["lo"]), float(init["hi"]), 0, 0
     else:
         ilo, span = int(init["lo"]), int(init["hi"]) - int(init["lo"])
         if not (0 < span < 2**64 and -2**63 <= ilo < 2**63):
             return False                   # (the numpy path says what is wrong)
         lo = hi = 0.0
-    from engine._ffi import ffi, lib
     return lib.gs_rng_fill(ffi.from_buffer(out), n, kind, seed, lo, hi, ilo, span) == 0
 
 
