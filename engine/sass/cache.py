@@ -37,23 +37,41 @@ def key_of(ptx: bytes, tools_key: str, arch: str) -> str:
     return h.hexdigest()
 
 
-def load(key: str) -> dict | None:
-    p = cache_dir() / f"{key}.json"
+def read_json(p: Path) -> dict | None:
+    """The JSON object in file p, or None (absent, unreadable, not JSON, not an object)."""
     try:
         data = json.loads(p.read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == key else None
+    return data if isinstance(data, dict) else None
+
+
+def write_json(p: Path, data: dict) -> None:
+    """data into file p, written whole (a temporary file renamed); best effort: a read-only or full disk only
+    costs the next run the work the file would have saved."""
+    tmp = None
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, separators=(",", ":"))
+        os.replace(tmp, p)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def load(key: str) -> dict | None:
+    data = read_json(cache_dir() / f"{key}.json")
+    return data if data is not None and data.get("format") == FORMAT and data.get("key") == key else None
 
 
 def store(key: str, data: dict) -> None:
     """Best effort: a read-only or full disk only costs the next run a compile."""
-    d = cache_dir()
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w") as f:
-            json.dump({**data, "format": FORMAT, "key": key}, f, separators=(",", ":"))
-        os.replace(tmp, d / f"{key}.json")
-    except OSError:
-        pass
+    write_json(cache_dir() / f"{key}.json", {**data, "format": FORMAT, "key": key})

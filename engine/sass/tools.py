@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .cache import cache_root
+from .cache import cache_root, read_json, write_json
 
 # folders of the pip wheels that hold the binaries, under the `nvidia` namespace package
 _PIP_BIN_DIRS = ("cu13/bin", "cu12/bin", "cuda_nvcc/bin", "cuda_nvdisasm/bin")
@@ -70,20 +68,11 @@ def _version(path: str) -> str:
     st = os.stat(path)
     ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
     f = cache_root() / "tools" / (hashlib.sha256(ident.encode()).hexdigest()[:32] + ".json")
-    try:
-        rec = json.loads(f.read_text())
-        if rec.get("ident") == ident and isinstance(rec.get("version"), str) and rec["version"]:
-            return rec["version"]
-    except (OSError, ValueError, AttributeError):
-        pass
+    rec = read_json(f)
+    if rec is not None and rec.get("ident") == ident and isinstance(rec.get("version"), str) and rec["version"]:
+        return rec["version"]
     v = _run_version(path)
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=f.parent, delete=False, suffix=".tmp") as t:
-            json.dump({"ident": ident, "version": v}, t)
-        os.replace(t.name, f)
-    except OSError:
-        pass
+    write_json(f, {"ident": ident, "version": v})
     return v
 
 
