@@ -106,19 +106,8 @@ __attribute__((target("avx,f16c"))) static void h8_f16c(const uint8_t *p, double
     _mm256_storeu_pd(v, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
     _mm256_storeu_pd(v + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
 }
-static int f16c_ok(void) {
-    static int v = -1;                      /* same value from any thread: a benign first-use race */
-    int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
-    if (r < 0) {
-        __builtin_cpu_init();
-        r = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-        __atomic_store_n(&v, r, __ATOMIC_RELAXED);
-    }
-    return r;
-}
 #else
 static void h8_f16c(const uint8_t *p, double *v) { (void)p; (void)v; }
-static int f16c_ok(void) { return 0; }
 #endif
 
 /* the 16 bytes at p as 16/es elements of type t */
@@ -147,7 +136,7 @@ static inline int chunk_values(const uint8_t *p, int t, int f16c, double *v) {
 static int read_desc(gs_ctx *c, gs_warp *w, const gs_xinst *x, uint64_t d, int row0, int rows, int K,
                      int t, int mn_major, int perm, double scale, double *out, int sr, int sk) {
     gdesc g = desc_of(d);
-    int es = tc_bits(t) / 8, per = 16 / es, f16c = t == GS_T_F16 && f16c_ok();
+    int es = tc_bits(t) / 8, per = 16 / es, f16c = t == GS_T_F16 && gs_host_f16c();
     uint64_t lim = w->cta->shared_bytes;
     const uint8_t *sh = w->cta->shared;
     double v[4][32];

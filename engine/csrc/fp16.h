@@ -198,4 +198,21 @@ static inline uint32_t gs_fmt_ftz(uint32_t bits, const gs_fmt *f) {
     return (bits & emask) ? bits : (bits & (1u << (smb + f->ebits)));
 }
 
+/* whether the host CPU has AVX and F16C (their exact f16 <-> f32 conversions: exec_wgmma.c, rng.c); asked once per
+ * file that uses it (the same value from any thread: a benign first-use race) */
+static inline int gs_host_f16c(void) {
+#if defined(__x86_64__)
+    static int v = -1;
+    int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
+    if (r < 0) {
+        __builtin_cpu_init();
+        r = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        __atomic_store_n(&v, r, __ATOMIC_RELAXED);
+    }
+    return r;
+#else
+    return 0;
+#endif
+}
+
 #endif

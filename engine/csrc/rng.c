@@ -25,10 +25,16 @@ static inline float uniform(uint64_t z, double lo, double span) {
     return (float)(lo + span * u);
 }
 
+/* f16 elements [i, n) one at a time (gs_f2h: nearest even, as numpy) */
+static void fill_f16(uint8_t *o, uint64_t i, uint64_t n, uint64_t seed, double lo, double span) {
+    for (; i < n; i++) { uint16_t h = gs_f2h(uniform(splitmix(seed, i), lo, span)); memcpy(o + 2 * i, &h, 2); }
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* f16 with the host's F16C: _mm_cvtps_ph rounds to nearest even like gs_f2h (and numpy), 8 at a time */
-__attribute__((target("avx,f16c"))) static void fill_f16c(uint8_t *o, uint64_t n, uint64_t seed, double lo, double span) {
+/* f16 with the host's F16C: _mm_cvtps_ph rounds to nearest even like gs_f2h, 8 at a time; returns the elements
+ * done (a multiple of 8) */
+__attribute__((target("avx,f16c"))) static uint64_t fill_f16c(uint8_t *o, uint64_t n, uint64_t seed, double lo, double span) {
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         float v[8];
@@ -36,15 +42,10 @@ __attribute__((target("avx,f16c"))) static void fill_f16c(uint8_t *o, uint64_t n
         __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_storeu_si128((__m128i *)(o + 2 * i), h);
     }
-    for (; i < n; i++) { uint16_t h = gs_f2h(uniform(splitmix(seed, i), lo, span)); memcpy(o + 2 * i, &h, 2); }
-}
-static int have_f16c(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    return i;
 }
 #else
-static void fill_f16c(uint8_t *o, uint64_t n, uint64_t seed, double lo, double span) { (void)o; (void)n; (void)seed; (void)lo; (void)span; }
-static int have_f16c(void) { return 0; }
+static uint64_t fill_f16c(uint8_t *o, uint64_t n, uint64_t seed, double lo, double span) { (void)o; (void)n; (void)seed; (void)lo; (void)span; return 0; }
 #endif
 
 int gs_rng_fill(void *out, uint64_t n, int kind, uint64_t seed, double lo, double hi, int64_t ilo, uint64_t ispan) {
@@ -55,8 +56,7 @@ int gs_rng_fill(void *out, uint64_t n, int kind, uint64_t seed, double lo, doubl
         for (uint64_t i = 0; i < n; i++) { float v = uniform(splitmix(seed, i), lo, span); memcpy(o + 4 * i, &v, 4); }
         return 0;
     case GS_RNG_F16:
-        if (have_f16c()) { fill_f16c(o, n, seed, lo, span); return 0; }
-        for (uint64_t i = 0; i < n; i++) { uint16_t h = gs_f2h(uniform(splitmix(seed, i), lo, span)); memcpy(o + 2 * i, &h, 2); }
+        fill_f16(o, gs_host_f16c() ? fill_f16c(o, n, seed, lo, span) : 0, n, seed, lo, span);
         return 0;
     case GS_RNG_BF16:
         for (uint64_t i = 0; i < n; i++) { uint16_t h = gs_f2bf(uniform(splitmix(seed, i), lo, span)); memcpy(o + 2 * i, &h, 2); }
