@@ -12,6 +12,7 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     c->sets = (uint32_t)(lines / assoc);
     if (c->sets == 0) c->sets = 1;
     c->nsect = line_bytes / sector_bytes;
+    c->cap_sets = c->sets;
     size_t n = (size_t)c->sets * assoc;
     c->way = gs_line_calloc(n, sizeof *c->way);
     c->bits = gs_line_calloc(n, sizeof *c->bits);
@@ -27,6 +28,18 @@ void gs_cache_free(gs_cache *c) {
     free(c->way); free(c->bits); free(c->ready);
     gs_setmask_free(&c->used);
     memset(c, 0, sizeof *c);
+}
+
+int gs_cache_resize(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc) {
+    uint64_t lines = bytes / line_bytes;
+    uint64_t sets = (lines < assoc ? assoc : lines) / assoc;
+    if (c->way && c->assoc == assoc && c->nsect == line_bytes / sector_bytes && sets <= c->cap_sets) {
+        gs_cache_clear(c);                   /* (the sets used under the old shape: every entry is zero after) */
+        c->sets = (uint32_t)(sets ? sets : 1);
+        return 0;
+    }
+    gs_cache_free(c);
+    return gs_cache_init(c, bytes, line_bytes, sector_bytes, assoc);
 }
 
 static void clear_set(void *ctx, uint64_t set) {

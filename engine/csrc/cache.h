@@ -20,6 +20,7 @@ typedef struct gs_cache_bits {
 
 typedef struct gs_cache {
     uint32_t sets, assoc, nsect;
+    uint32_t cap_sets;    /* the sets the arrays have room for (gs_cache_resize keeps them when it can) */
     gs_cache_way *way;    /* sets * assoc */
     gs_cache_bits *bits;  /* sets * assoc */
     uint64_t *ready;      /* sets * assoc * nsect: cycle the sector's data is present */
@@ -30,6 +31,10 @@ typedef struct gs_cache {
 /* Contract: lines = bytes / line_bytes must be a multiple of assoc; returns 0 or -1 (no memory). */
 int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc);
 void gs_cache_free(gs_cache *c);
+/* Contract: the directory empty and shaped for `bytes` (as gs_cache_init); the arrays are kept when they have
+ * room for it, so an L1 whose size changes with each launch's carveout is not allocated and first-touched again
+ * on every launch. Returns 0 or -1 (no memory: the directory is then freed). */
+int gs_cache_resize(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sector_bytes, uint32_t assoc);
 void gs_cache_clear(gs_cache *c);
 /* Contract: index (set * assoc + way) of `line` in `set`, or -1; a hit refreshes its LRU stamp. */
 int64_t gs_cache_find(gs_cache *c, uint64_t line, uint64_t set);

@@ -98,8 +98,10 @@ void gs_l2_reset(gs_l2 *l2) {
 }
 
 void gs_l2_flush(gs_l2 *l2) {
-    for (uint32_t i = 0; i < l2->nslices; i++) gs_l2dir_clear(&l2->sl[i].c);
+    for (uint32_t i = 0; i < l2->nslices; i++) gs_l2_flush_slice(l2, i);
 }
+
+void gs_l2_flush_slice(gs_l2 *l2, uint32_t i) { gs_l2dir_clear(&l2->sl[i].c); }
 
 /* the slice owning a line: granules of l2.interleave_bytes go to slices in order (linear), by a hash
  * (xor, xor_line), or (balanced) each run of `nslices` granules to every slice once, in an order

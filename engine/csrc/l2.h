@@ -69,6 +69,7 @@ int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st);
 void gs_l2_free(gs_l2 *l2);
 void gs_l2_reset(gs_l2 *l2);           /* new launch: port and atomic-unit bookings restart */
 void gs_l2_flush(gs_l2 *l2);           /* cold GPU: empty slices */
+void gs_l2_flush_slice(gs_l2 *l2, uint32_t i);   /* slice i of it (the slices are independent: any thread) */
 uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line);
 /* Contract: every sector of [addr, addr + bytes) valid and clean in its home slice, data present at
  * `now` (a host-to-device copy leaves its data in the L2, as GPGPU-Sim's gpgpu_perf_sim_memcpy does). */

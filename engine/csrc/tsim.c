@@ -142,18 +142,20 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free(ts);
 }
 
-/* gs_tmem_flush's clears, split over the threads: the L2's and the DRAM rows' first (the largest), then the
- * SMs' L1 and i-cache, each taken from a shared counter (which thread clears what changes nothing) */
+/* gs_tmem_flush's clears, split over the threads: the L2 slices' first (the largest: a launch leaves MiBs of
+ * directory to clear, one slice a unit so that every thread takes a share), the DRAM rows, then the SMs' L1 and
+ * i-cache, each taken from a shared counter (which thread clears what changes nothing) */
 static void flush_part(void *arg, uint32_t k) {
     gs_tsim *ts = arg;
+    uint32_t ns = ts->l2.nslices;
     (void)k;
     for (;;) {
         uint32_t u = atomic_fetch_add(&ts->next_sm, 1);
-        if (u == 0) gs_l2_flush(&ts->l2);
-        else if (u == 1) gs_dram_flush(&ts->dram);
-        else if (u - 2 < ts->cfg.gpu_num_sms) {
-            gs_cache_clear(&ts->sms[u - 2].l1);
-            gs_cache_clear(&ts->sms[u - 2].icache);
+        if (u < ns) gs_l2_flush_slice(&ts->l2, u);
+        else if (u == ns) gs_dram_flush(&ts->dram);
+        else if (u - ns - 1 < ts->cfg.gpu_num_sms) {
+            gs_cache_clear(&ts->sms[u - ns - 1].l1);
+            gs_cache_clear(&ts->sms[u - ns - 1].icache);
         } else return;
     }
 }

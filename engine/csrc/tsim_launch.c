@@ -107,13 +107,10 @@ static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
     uint64_t l1_bytes = (uint64_t)(c->sm_l1_shared_kib - carve) * 1024;
     uint32_t lines = (uint32_t)(l1_bytes / c->l1_line_bytes);
     if (lines < c->l1_assoc) l1_bytes = 0;
-    if (sm->l1.sets == 0 || (uint64_t)sm->l1.sets * sm->l1.assoc * c->l1_line_bytes != l1_bytes) {
-        gs_cache_free(&sm->l1);
-        if (l1_bytes) gs_cache_init(&sm->l1, l1_bytes / c->l1_line_bytes / c->l1_assoc * c->l1_assoc * c->l1_line_bytes,
-                                    c->l1_line_bytes, c->l1_sector_bytes, c->l1_assoc);
-    } else {
-        gs_cache_clear(&sm->l1);             /* (right after gs_tsim_flush: no set is marked, nothing to clear) */
-    }
+    /* the L1 for this carveout, empty (its arrays kept from an earlier, larger one: gs_cache_resize) */
+    if (!l1_bytes) gs_cache_free(&sm->l1);
+    else if (gs_cache_resize(&sm->l1, l1_bytes / c->l1_line_bytes / c->l1_assoc * c->l1_assoc * c->l1_line_bytes,
+                             c->l1_line_bytes, c->l1_sector_bytes, c->l1_assoc)) return -1;
     memset(sm->mshr, 0, c->l1_mshrs * sizeof *sm->mshr);
     sm->pre = 0;
     memset(sm->qring, 0, (size_t)GS_Q__COUNT * c->l1_lsu_queue * sizeof *sm->qring);

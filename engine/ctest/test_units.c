@@ -209,10 +209,45 @@ static void test_cache_clear_touched_sets(void) {
     gs_cache_free(&c);
 }
 
+/* a resize keeps the arrays when they have room, and the directory is empty and shaped as a fresh one: the
+ * same look-ups and victims as a directory made at that size */
+static void test_cache_resize(void) {
+    gs_cache c, fresh;
+    uint64_t ev, ev2;
+    uint8_t d, d2;
+    CHECK(gs_cache_init(&c, 64 * 4 * 128, 128, 32, 4) == 0);          /* 64 sets */
+    gs_cache_way *way = c.way;
+    for (uint64_t line = 0; line < 300; line++) {
+        int64_t i = gs_cache_alloc(&c, line, gs_cache_set(&c, line), &ev, &d);
+        c.bits[i].valid = 0xf; c.bits[i].dirty = 1; c.ready[i * c.nsect] = 7;
+    }
+    CHECK(gs_cache_resize(&c, 10 * 4 * 128, 128, 32, 4) == 0);        /* smaller: kept, 10 sets */
+    CHECK(c.way == way && c.sets == 10 && c.cap_sets == 64);
+    CHECK(gs_cache_init(&fresh, 10 * 4 * 128, 128, 32, 4) == 0);
+    for (size_t i = 0; i < (size_t)64 * 4; i++)
+        CHECK(c.way[i].tag == 0 && c.bits[i].valid == 0 && c.bits[i].dirty == 0 && c.ready[i * c.nsect] == 0);
+    for (uint64_t line = 1000; line < 1200; line += 3) {
+        uint64_t s = gs_cache_set(&c, line);
+        CHECK(s == gs_cache_set(&fresh, line));
+        CHECK(gs_cache_find(&c, line, s) == gs_cache_find(&fresh, line, s));
+        int64_t a = gs_cache_alloc(&c, line, s, &ev, &d), b = gs_cache_alloc(&fresh, line, s, &ev2, &d2);
+        CHECK(a == b && ev == ev2 && d == d2);
+    }
+    CHECK(gs_cache_resize(&c, 64 * 4 * 128, 128, 32, 4) == 0);        /* back up to its room: still kept */
+    CHECK(c.way == way && c.sets == 64);
+    for (size_t i = 0; i < (size_t)64 * 4; i++) CHECK(c.way[i].tag == 0);
+    CHECK(gs_cache_resize(&c, 128 * 4 * 128, 128, 32, 4) == 0);       /* larger than its room: made anew */
+    CHECK(c.sets == 128 && c.cap_sets == 128);
+    for (size_t i = 0; i < (size_t)128 * 4; i++) CHECK(c.way[i].tag == 0);
+    gs_cache_free(&c);
+    gs_cache_free(&fresh);
+}
+
 int main(void) {
     test_fastmod_matches_remainder();
     test_cache_lru();
     test_cache_clear_touched_sets();
+    test_cache_resize();
     test_calendar_out_of_order();
     test_calendar_matches_full_clearing();
     if (failures) { printf("%d failure(s)\n", failures); return 1; }
