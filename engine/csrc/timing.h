@@ -139,6 +139,7 @@ typedef struct gs_tsm {
     uint32_t issued_q;                 /* warp instructions issued in this quantum */
     int id;
     _Atomic uint32_t phase_done;       /* the quantum (gs_tsim.quantum) whose SM phase it has finished */
+    _Atomic uint32_t claimed;          /* the last quantum a thread took its SM phase (run_sms) */
     /* the quantum's deferred memory work (pending.h) and global atomics */
     gs_pend pend;
     gs_atomq atomq;
@@ -245,7 +246,8 @@ struct gs_tsim {
     uint32_t quantum;                  /* number of the quantum being simulated (gs_tsm.phase_done) */
     int mem_oom, mem_atomics;          /* an SM's log ran out of memory; some SM queued global atomics */
     int split;                         /* the quantum splits the SMs' own parts off their memory phases (gs_tmem_pre) */
-    _Atomic uint32_t next_sm;          /* the next SM of the quantum a thread may take (run_sms: an index in act) */
+    _Atomic uint32_t next_sm;          /* the next part of a job split over the threads that no thread has taken
+                                        * (the flush's and the launch's set-up; a quantum's SMs: gs_tsm.claimed) */
     /* the SMs a quantum visits, in index order: those that hold a warp or have an event to come (the others
      * would only be looked at and passed over, 132 SMs' lines per quantum); mem_cursor indexes it too.
      * act_mark: the next quantum's, marked by the memory phases and the dispatcher (tsim.c active_sms) */

@@ -390,20 +390,39 @@ static int run_one(gs_tsim *ts, uint32_t j, gs_worker *wk, uint32_t next) {
     return 0;
 }
 
-/* One thread's share of a quantum: the next SM in index order that no thread has taken yet, until none is
- * left (a shared counter: a thread that finishes a busy SM early takes the next one, so the threads end the
- * quantum together, and the memory phases, which run in SM order, keep up with them; the device host's
- * comparison of splits, request speed3b, found this one fastest). Which thread runs an SM, and so whose state
- * (counters, functional context) it uses, changes nothing but the speed: the totals are sums. A thread
- * stops at its first fault (the lowest faulting SM is reported: every lower SM is run by some thread). */
+/* whether this thread takes the quantum's j-th SM (no thread has: its `claimed` was an earlier quantum's) */
+static inline int claim(gs_tsim *ts, uint32_t s) {
+    _Atomic uint32_t *c = &ts->sms[s].claimed;
+    uint32_t q = ts->quantum;
+    return atomic_load_explicit(c, memory_order_relaxed) != q && atomic_exchange_explicit(c, q, memory_order_relaxed) != q;
+}
+
+/* the index in act after j of the next SM thread k owns (SM s is thread s % nthreads's), or n */
+static inline uint32_t next_own(const gs_tsim *ts, uint32_t j, uint32_t k, uint32_t n) {
+    while (++j < n && ts->act[j] % ts->nthreads != k) {}
+    return j;
+}
+
+/* One thread's share of a quantum. First its own SMs (s % threads == k), in index order, then whatever SM no
+ * thread has taken yet, in index order, until none is left: a thread that finishes early takes the others' next
+ * SMs, so the threads end the quantum together, and the memory phases, which run in SM order, keep up with them.
+ * An SM stays on one thread from quantum to quantum while the load is even, so its warps, scoreboards and L1 stay
+ * in that core's caches (every SM from a shared counter, as before, moved most SMs between the cores every
+ * quantum: resnet18_b1's SM phases took 12 % more time at two threads than at one). run_all, with one thread,
+ * uses the same thread state (s % threads). Which thread runs an SM, and so whose state (counters, functional
+ * context) it uses, changes nothing but the speed: the totals are sums. A thread stops at its first fault (the
+ * lowest faulting SM is reported: every lower SM is run by some thread, its owner's run going up in order). */
 static void run_sms(void *arg, uint32_t k) {
     gs_tsim *ts = arg;
     gs_worker *wk = &ts->wk[k];
-    uint32_t n = ts->nact, nt = ts->nthreads;
-    for (;;) {
-        uint32_t j = atomic_fetch_add(&ts->next_sm, 1);
-        if (j >= n || run_one(ts, j, wk, j + nt < n ? ts->act[j + nt] : ts->cfg.gpu_num_sms)) return;
+    uint32_t n = ts->nact, none = ts->cfg.gpu_num_sms;
+    for (uint32_t j = next_own(ts, UINT32_MAX, k, n); j < n;) {
+        uint32_t nx = next_own(ts, j, k, n);
+        if (claim(ts, ts->act[j]) && run_one(ts, j, wk, nx < n ? ts->act[nx] : none)) return;
+        j = nx;
     }
+    for (uint32_t j = 0; j < n; j++)
+        if (claim(ts, ts->act[j]) && run_one(ts, j, wk, none)) return;
 }
 
 /* the whole quantum on the calling thread: each SM's phase, then its memory phase, in index order, with no
@@ -464,7 +483,6 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
             wk->q_last_sm = -1;
         }
         gs_rec_stage_on(&ts->rec);
-        atomic_store(&ts->next_sm, 0);
         if (light || ts->nthreads == 1) run_all(ts);     /* (one thread: no shared counter to take SMs from) */
         else gs_pool_run(ts->pool, run_sms, ts);
         int faulted = -1;
