@@ -1,5 +1,6 @@
 #!/bin/bash
-# session 10 device call 1: this session's engine (L1 arrays kept across launches, the flush split by slice) against
+# session 10 device call 1: this session's engine (L1 arrays kept across launches, the flush split by slice, SMs on their own
+# thread) against
 # 9c78d67 (session 9's final main) on the small bundles at one and two threads (cores 10-11, alone), then how one
 # simulation scales with threads on this 16-core host today (GEMMs, saxpy, conv; resnet18_b1), each benchmark alone
 set -e
