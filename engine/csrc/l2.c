@@ -90,7 +90,11 @@ void gs_l2_free(gs_l2 *l2) {
 }
 
 void gs_l2_reset(gs_l2 *l2) {
-    for (uint32_t i = 0; i < l2->nslices; i++) { gs_cal_reset(&l2->sl[i].port); gs_cal_reset(&l2->sl[i].atomic); }
+    for (uint32_t u = 0; u <= l2->nslices; u++) gs_l2_reset_part(l2, u);
+}
+
+void gs_l2_reset_part(gs_l2 *l2, uint32_t u) {
+    if (u < l2->nslices) { gs_cal_reset(&l2->sl[u].port); gs_cal_reset(&l2->sl[u].atomic); return; }
     /* the coalescing entries: emptying their fingerprints is enough, an entry is read only when its fingerprint
      * matches and written whole when installed (zeroing the entries too, several MiB, was most of a launch's
      * L2 reset and first-touched huge pages inside the run) */

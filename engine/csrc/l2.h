@@ -68,6 +68,9 @@ typedef struct gs_l2 {
 int gs_l2_init(gs_l2 *l2, const gs_tconfig *c, gs_dram *dram, gs_tstats *st);
 void gs_l2_free(gs_l2 *l2);
 void gs_l2_reset(gs_l2 *l2);           /* new launch: port and atomic-unit bookings restart */
+/* part u of it: u < nslices slice u's calendars, u == nslices the read-coalescing table (the parts are
+ * independent: any thread) */
+void gs_l2_reset_part(gs_l2 *l2, uint32_t u);
 void gs_l2_flush(gs_l2 *l2);           /* cold GPU: empty slices */
 void gs_l2_flush_slice(gs_l2 *l2, uint32_t i);   /* slice i of it (the slices are independent: any thread) */
 uint32_t gs_l2_slice_of(const gs_l2 *l2, uint64_t line);
