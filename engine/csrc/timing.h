@@ -197,6 +197,11 @@ typedef struct gs_worker {
     uint64_t split_phases;             /* memory phases whose last part it ran (gs_tsim_split_phases) */
 } __attribute__((aligned(64))) gs_worker;   /* each thread's on host cache lines of its own (hostmem.h) */
 
+typedef struct gs_wake {               /* gs_tsim.wake */
+    uint64_t next;
+    uint64_t busy;
+} gs_wake;
+
 struct gs_tsim {
     gs_tconfig cfg;
     gs_tsm *sms;
@@ -254,6 +259,13 @@ struct gs_tsim {
     uint16_t *act;
     uint32_t nact;
     uint64_t *act_mark;
+    /* per SM, on a few host lines: its next event and whether it holds warps, as its last memory phase or the
+     * dispatcher left them (nothing else changes them). A marked SM whose next event is not in the quantum is
+     * left out of act (it would do nothing: a sparse, atomic-bound phase has all 132 SMs holding warps and a
+     * few with work), its figures taken from here (sleep_busy, sleep_next) and its mark kept */
+    gs_wake *wake;
+    uint32_t sleep_busy;
+    uint64_t sleep_next;
     uint64_t mem_next;                 /* the earliest next event of the SMs whose memory phase ran */
     uint64_t mem_issued;               /* warp instructions they issued in the quantum */
     uint32_t mem_busy_sms;             /* how many of them hold warps (all_idle) */
@@ -308,6 +320,11 @@ void gs_tsim_active_sms(gs_tsim *ts);
 static inline void gs_tsim_mark_active(gs_tsim *ts, uint32_t s, int shared) {
     if (shared) __atomic_fetch_or(&ts->act_mark[s >> 6], 1ull << (s & 63), __ATOMIC_RELAXED);
     else ts->act_mark[s >> 6] |= 1ull << (s & 63);
+}
+/* SM s's next event and warps into ts->wake (after its memory phase, a dispatch to it, a launch) */
+static inline void gs_tsim_note_wake(gs_tsim *ts, const gs_tsm *sm) {
+    ts->wake[sm->id].next = sm->next_event;
+    ts->wake[sm->id].busy = sm->warps_used != 0;
 }
 void gs_tsm_warm(const gs_tsim *ts, const gs_tsm *sm, uint64_t until, uint32_t prev_issued);
 void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until);

@@ -97,7 +97,8 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->wk = gs_line_calloc(nt, sizeof *ts->wk);
     ts->act = calloc(c->gpu_num_sms, sizeof *ts->act);
     ts->act_mark = calloc((c->gpu_num_sms + 63) / 64, sizeof *ts->act_mark);
-    int bad = !ts->sms || !ts->wk || !ts->act || !ts->act_mark || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
+    ts->wake = calloc(c->gpu_num_sms, sizeof *ts->wake);
+    int bad = !ts->sms || !ts->wk || !ts->act || !ts->act_mark || !ts->wake || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
               gs_rec_init(&ts->rec, c->gpu_num_sms) || !(ts->pool = gs_pool_create(nt));
     gs_icnt_init(&ts->icnt, c);
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
@@ -135,6 +136,7 @@ void gs_tsim_destroy(gs_tsim *ts) {
     free(ts->sms);
     free(ts->act);
     free(ts->act_mark);
+    free(ts->wake);
     gs_rec_free(&ts->rec);
     gs_pool_destroy(ts->pool);
     free(ts->wk);
@@ -311,6 +313,7 @@ static uint64_t dispatch(gs_tsim *ts, uint64_t start, uint64_t end) {
                                                                                     : 1.0 / c->gpu_cta_dispatch_per_cycle);
         ts->dispatch_next = t < (double)start ? (double)start : t;
         gs_tsm_refresh_next(ts, sm);
+        gs_tsim_note_wake(ts, sm);
     }
     return GS_NEVER;
 }

@@ -248,6 +248,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
     memset(ts->act_mark, 0, (c->gpu_num_sms + 63) / 64 * sizeof *ts->act_mark);
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
         gs_tsm_refresh_next(ts, &ts->sms[s]);
+        gs_tsim_note_wake(ts, &ts->sms[s]);
         if (ts->sms[s].warps_used || ts->sms[s].next_event != GS_NEVER) gs_tsim_mark_active(ts, s, 0);  /* (none: every SM is empty) */
     }
     return GS_RUNNING;

@@ -14,6 +14,7 @@ static void mem_account(gs_tsim *ts, gs_worker *wk, uint32_t s) {
     wk->q_busy_sms += sm->warps_used != 0;
     if (sm->next_event < wk->q_next) wk->q_next = sm->next_event;
     if (sm->warps_used || sm->next_event != GS_NEVER) gs_tsim_mark_active(ts, s, ts->split);   /* the next quantum visits it */
+    gs_tsim_note_wake(ts, sm);
 }
 
 /* The memory phase of SM s (its SM phase of this quantum is over; every lower SM's memory phase has run):
@@ -56,7 +57,8 @@ void gs_tsim_mem_after(gs_tsim *ts, gs_worker *wk, uint32_t s) {
 void gs_tsim_quantum_sums(gs_tsim *ts) {
     int last = -1;
     ts->mem_issued = 0;
-    ts->mem_busy_sms = 0;
+    ts->mem_busy_sms = ts->sleep_busy;                 /* (the SMs left out of the quantum: gs_tsim_active_sms) */
+    if (ts->sleep_next < ts->mem_next) ts->mem_next = ts->sleep_next;
     for (uint32_t k = 0; k < ts->nthreads; k++) {
         const gs_worker *wk = &ts->wk[k];
         ts->mem_issued += wk->q_issued;
@@ -66,17 +68,31 @@ void gs_tsim_quantum_sums(gs_tsim *ts) {
     }
 }
 
-/* The quantum's SMs (ts->act) from the marks, which start over for the next one. An SM left out has no warp and
+/* The quantum's SMs (ts->act) from the marks, which start over for the next one. An SM not marked has no warp and
  * nothing scheduled: its SM phase would do nothing (next_event >= E) and its memory phase nothing either (no
  * request logged, no warp, no next event), so leaving it out changes no result; only the dispatcher gives it
- * work again, and marks it. */
+ * work again, and marks it. A marked SM whose next event is at or after the quantum's end (ts->wake: the SM's
+ * own line is not read) is left out too: its SM phase would return at once and its memory phase only count it
+ * (warps held, next event: sleep_busy, sleep_next, which gs_tsim_quantum_sums adds) and mark it again, as here.
+ * (Its issued_q, stale, is read by no result: sm_phase zeroes it before it counts, gs_tsm_warm only prefetches.) */
 void gs_tsim_active_sms(gs_tsim *ts) {
-    uint32_t n = 0, words = (ts->cfg.gpu_num_sms + 63) / 64;
+    uint32_t n = 0, words = (ts->cfg.gpu_num_sms + 63) / 64, busy = 0;
+    uint64_t E = ts->q_end, next = GS_NEVER;
     for (uint32_t i = 0; i < words; i++) {
-        for (uint64_t m = ts->act_mark[i]; m; m &= m - 1) ts->act[n++] = (uint16_t)(i * 64 + (uint32_t)__builtin_ctzll(m));
-        ts->act_mark[i] = 0;
+        uint64_t keep = 0;
+        for (uint64_t m = ts->act_mark[i]; m; m &= m - 1) {
+            uint32_t b = (uint32_t)__builtin_ctzll(m), s = i * 64 + b;
+            const gs_wake *w = &ts->wake[s];
+            if (w->next < E) { ts->act[n++] = (uint16_t)s; continue; }
+            if (w->busy || w->next != GS_NEVER) keep |= 1ull << b;
+            busy += (uint32_t)w->busy;
+            if (w->next < next) next = w->next;
+        }
+        ts->act_mark[i] = keep;
     }
     ts->nact = n;
+    ts->sleep_busy = busy;
+    ts->sleep_next = next;
 }
 
 /* Runs the memory phases that can run now: SM by SM in index order from the cursor, while their SM
