@@ -411,8 +411,8 @@ static inline uint32_t next_own(const gs_tsim *ts, uint32_t j, uint32_t k, uint3
  * SMs, so the threads end the quantum together, and the memory phases, which run in SM order, keep up with them.
  * An SM stays on one thread from quantum to quantum while the load is even, so its warps, scoreboards and L1 stay
  * in that core's caches (every SM from a shared counter, as before, moved most SMs between the cores every
- * quantum: resnet18_b1's SM phases took 12 % more time at two threads than at one). run_all, with one thread,
- * uses the same thread state (s % threads). Which thread runs an SM, and so whose state (counters, functional
+ * quantum: resnet18_b1's SM and memory phases took ~11 % more time in all at two threads than at one). run_all,
+ * on one thread, uses the same thread state (s % threads). Which thread runs an SM, and so whose state (counters, functional
  * context) it uses, changes nothing but the speed: the totals are sums. A thread stops at its first fault (the
  * lowest faulting SM is reported: every lower SM is run by some thread, its owner's run going up in order). */
 static void run_sms(void *arg, uint32_t k) {
