@@ -98,8 +98,9 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
     ts->act = calloc(c->gpu_num_sms, sizeof *ts->act);
     ts->act_mark = calloc((c->gpu_num_sms + 63) / 64, sizeof *ts->act_mark);
     ts->wake = calloc(c->gpu_num_sms, sizeof *ts->wake);
-    int bad = !ts->sms || !ts->wk || !ts->act || !ts->act_mark || !ts->wake || gs_dram_init(&ts->dram, c, &ts->st) || gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) ||
-              gs_rec_init(&ts->rec, c->gpu_num_sms) || !(ts->pool = gs_pool_create(nt));
+    int bad = !ts->sms || !ts->wk || !ts->act || !ts->act_mark || !ts->wake || gs_dram_init(&ts->dram, c, &ts->st) ||
+              gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) || gs_rec_init(&ts->rec, c->gpu_num_sms) ||
+              !(ts->pool = gs_pool_create(nt));
     gs_icnt_init(&ts->icnt, c);
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
         gs_tsm *sm = &ts->sms[s];
@@ -397,7 +398,8 @@ static int run_one(gs_tsim *ts, uint32_t j, gs_worker *wk, uint32_t next) {
 static inline int claim(gs_tsim *ts, uint32_t s) {
     _Atomic uint32_t *c = &ts->sms[s].claimed;
     uint32_t q = ts->quantum;
-    return atomic_load_explicit(c, memory_order_relaxed) != q && atomic_exchange_explicit(c, q, memory_order_relaxed) != q;
+    return atomic_load_explicit(c, memory_order_relaxed) != q &&
+           atomic_exchange_explicit(c, q, memory_order_relaxed) != q;
 }
 
 /* the index in act after j of the next SM thread k owns (SM s is thread s % nthreads's), or n */
@@ -412,9 +414,10 @@ static inline uint32_t next_own(const gs_tsim *ts, uint32_t j, uint32_t k, uint3
  * An SM stays on one thread from quantum to quantum while the load is even, so its warps, scoreboards and L1 stay
  * in that core's caches (every SM from a shared counter, as before, moved most SMs between the cores every
  * quantum: resnet18_b1's SM and memory phases took ~11 % more time in all at two threads than at one). run_all,
- * on one thread, uses the same thread state (s % threads). Which thread runs an SM, and so whose state (counters, functional
- * context) it uses, changes nothing but the speed: the totals are sums. A thread stops at its first fault (the
- * lowest faulting SM is reported: every lower SM is run by some thread, its owner's run going up in order). */
+ * on one thread, uses the same thread state (s % threads). Which thread runs an SM, and so whose state (counters,
+ * functional context) it uses, changes nothing but the speed: the totals are sums. A thread stops at its first
+ * fault (the lowest faulting SM is reported: every lower SM is run by some thread, its owner's run going up in
+ * order). */
 static void run_sms(void *arg, uint32_t k) {
     gs_tsim *ts = arg;
     gs_worker *wk = &ts->wk[k];
