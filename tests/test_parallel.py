@@ -151,6 +151,27 @@ def test_split_memory_phase_identical_for_any_thread_count(record):
         assert (s, out, acc) == (s1, out1, acc1), threads
 
 
+def test_split_refused_for_an_sm_with_more_read_misses_than_mshrs():
+    """An SM whose read misses in a quantum outnumber its MSHRs keeps its memory phase whole (an entry would be
+    reused before the L2 answered the miss that holds it): with 4 MSHRs most SMs are refused, fewer phases split
+    than with the preset's 1024, and two threads still give one thread's statistics and outputs."""
+    def run(threads, mshrs):
+        sim = TimingSim("h200", record="off", threads=threads, overrides=[f"l1.mshrs={mshrs}"])
+        dev = sim.device
+        k = dev.load_ptx(STRESS).kernel("stress")
+        n = 64 * 128
+        x = np.random.default_rng(7).standard_normal(2 * n).astype(np.float32) * np.float32(1e3)
+        bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
+        sim.flush()
+        res = sim.launch(k, 64, 128, bufs)
+        return _stats(res), dev.from_device(bufs[1]).tobytes(), int(lib.gs_tsim_split_phases(sim._ptr))
+    s1, out1, _ = run(1, 4)
+    s2, out2, split_few = run(2, 4)
+    assert (s2, out2) == (s1, out1)
+    _, _, split_many = run(2, 1024)
+    assert split_few < split_many
+
+
 def test_full_recording_keeps_the_memory_phase_whole(suite):
     """Memory samples reach the tables SM by SM from the memory phase: with full recording it is not split."""
     sim = TimingSim("h200", record="full", threads=2)

@@ -60,6 +60,7 @@ typedef struct gs_pfix {
 typedef struct gs_pend {
     gs_pnode *n;
     uint32_t count, cap;
+    uint32_t reads;                    /* MISS nodes that wait for data (loads, atomics): gs_tmem_pre's MSHR check */
     gs_pfix *fix;
     uint32_t nfix, capfix;
     int oom;

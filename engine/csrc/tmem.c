@@ -121,6 +121,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             gs_pnode *n = gs_pend_node(pd);
             if (!n) return GS_PEND - 1;
             n->kind = GS_PN_MISS; n->write = (uint8_t)write; n->atomic = (uint8_t)atomic;
+            pd->reads += !write;
             n->lane_ops = atomic ? co.lane_ops[i][sec] : 1; n->same_ops = atomic ? co.same_ops[i][sec] : 1;
             n->bytes_w = co.bytes_w[i][sec]; n->req = co.masks[i];
             n->addr = addr; n->now = now; n->t = t_tag; n->slot = tw->slot; n->pc = pc; n->sampled = (uint8_t)sampled(ts, sm);
@@ -277,9 +278,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
 int gs_tmem_pre(gs_tsim *ts, gs_tsm *sm) {
     const gs_tconfig *cf = &ts->cfg;
     gs_pend *pd = &sm->pend;
-    uint32_t reads = 0;
-    for (uint32_t k = 0; k < pd->count; k++) reads += pd->n[k].kind == GS_PN_MISS && !pd->n[k].write;
-    if (reads > cf->l1_mshrs) return 0;
+    if (pd->reads > cf->l1_mshrs) return 0;
     uint64_t hit_lat = cf->l1_hit_latency_cycles;
     sm->mshr_post = sm->mshr_next;                  /* where gs_tmem_post writes their answers */
     for (uint32_t k = 0; k < pd->count; k++) {
