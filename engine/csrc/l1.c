@@ -49,11 +49,76 @@ static int coalesce_affine(gs_coal *o, const uint64_t *lane_addr, uint32_t size,
     return 1;
 }
 
+/* the index of `line` among o's first nl lines (hint first), or nl after adding it */
+static inline uint32_t coal_line(gs_coal *o, uint32_t *nl, uint64_t line, uint32_t hint) {
+    uint32_t i = hint;
+    if (i < *nl && o->lines[i] == line) return i;
+    for (i = 0; i < *nl; i++)
+        if (o->lines[i] == line) return i;
+    coal_new_line(o, (*nl)++, line);
+    return i;
+}
+
+/* Plain lanes (the mask any, each lane's access of a power-of-two size <= the sector, aligned to it) in runs:
+ * active lanes side by side at consecutive addresses (step = size, as a warp's row of an image with its edge
+ * lanes off) or all at one address (step 0, a broadcast), each run's sectors at once. The lane loop's answer:
+ * the lines in the order lanes first touch them (a run's addresses ascend), per sector the lanes and bytes
+ * summed; at most 32 lanes of one sector each, so no count saturates and no line is dropped. Returns 0
+ * (nothing written) when some active lane is not aligned. */
+static int coalesce_runs(gs_coal *o, const uint64_t *la, uint32_t mask, uint32_t size, uint32_t line_shift,
+                         uint32_t sector_shift) {
+    const uint64_t lb = 1ull << line_shift, sb = 1ull << sector_shift;
+    uint32_t unal = 0, step = 0, same = 0;
+    for (int l = 0; l < 32; l++) unal |= (uint32_t)((la[l] & (size - 1)) != 0) << l;   /* (vectorised) */
+    if (unal & mask) return 0;
+    for (int l = 0; l < 31; l++) {
+        uint64_t d = la[l + 1] - la[l];
+        step |= (uint32_t)(d == size) << l;
+        same |= (uint32_t)(d == 0) << l;
+    }
+    const uint32_t pair = mask & (mask >> 1);              /* bit l: lanes l and l + 1 both active */
+    step &= pair;
+    same &= pair;
+    const uint32_t bw = size >= 32 ? 0xffffffffu : (uint32_t)((1ull << size) - 1);
+    uint32_t nl = 0, hint = 0;
+    for (uint32_t m = mask; m;) {
+        uint32_t l = (uint32_t)__builtin_ctz(m);
+        uint32_t link = (step >> l) & 1 ? step : (same >> l) & 1 ? same : 0;
+        uint32_t len = link ? (uint32_t)__builtin_ctz(~(link >> l)) + 1 : 1;    /* lanes l .. l + len - 1 */
+        m = l + len >= 32 ? 0 : m & ~((2u << (l + len - 1)) - 1);
+        uint64_t a = la[l];
+        if (link == same && link) {                        /* len lanes on one address */
+            uint64_t line = a >> line_shift;
+            uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift), i = coal_line(o, &nl, line, hint);
+            hint = i;
+            o->masks[i] |= (uint8_t)(1u << sec);
+            o->lane_ops[i][sec] = (uint8_t)(o->lane_ops[i][sec] + len);
+            o->bytes_w[i][sec] |= bw << (a & (sb - 1));
+            continue;
+        }
+        uint64_t end = a + (uint64_t)len * size;
+        if (end < a) return 0;                             /* wraps the address space: the lane loop */
+        for (uint64_t s = a & ~(sb - 1); s < end; s += sb) {
+            uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift), i = coal_line(o, &nl, s >> line_shift, hint);
+            hint = i;
+            uint64_t lo = a > s ? a : s, hi = end < s + sb ? end : s + sb;
+            o->masks[i] |= (uint8_t)(1u << sec);
+            o->lane_ops[i][sec] = (uint8_t)(o->lane_ops[i][sec] + (hi - lo) / size);
+            o->bytes_w[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << (lo - s));
+        }
+    }
+    o->nl = nl;
+    return 1;
+}
+
 void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic) {
     const uint32_t lb = 1u << line_shift, sb = 1u << sector_shift;
     if (!ext && !atomic && mask == 0xffffffffu && n == 32 && size && sb <= 32 &&
         coalesce_affine(o, lane_addr, size, line_shift, sector_shift))
+        return;
+    if (!ext && !atomic && mask && size && !(size & (size - 1)) && size <= sb && sb <= 32 &&
+        coalesce_runs(o, lane_addr, mask, size, line_shift, sector_shift))
         return;
     uint32_t nl = 0, mm = mask, hint = 0;
     /* a fragment access (ext: up to 1024 addresses over up to GS_COAL_MAX lines) finds its lines in a

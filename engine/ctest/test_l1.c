@@ -152,8 +152,9 @@ static void test_coalesce_lanes_match_scan(void) {
     int bad = 0;
     for (int round = 0; round < 3000 && !bad; round++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        uint32_t size = sizes[x % 6], mask = round % 4 ? (uint32_t)(x >> 16) : 0xffffffffu;
-        uint32_t kind = (uint32_t)(x >> 8) % 8;
+        uint32_t size = sizes[x % 6], mask = round % 4 > 1 ? (uint32_t)(x >> 16)      /* full, one lane off, any */
+                                               : round % 4 ? ~(1u << (x >> 40) % 32) : 0xffffffffu;
+        uint32_t kind = (uint32_t)(x >> 8) % 11;
         uint64_t start = ((x >> 24) % 64) * size, step = 128 * (1 + (x >> 32) % 4);   /* (affine kinds 4-7) */
         for (int l = 0; l < 32; l++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
@@ -165,7 +166,10 @@ static void test_coalesce_lanes_match_scan(void) {
             else if (kind == 4) a[l] = base + start + (uint64_t)l * size;              /* contiguous from anywhere */
             else if (kind == 5) a[l] = base + 65536 + start - (uint64_t)l * step;      /* a line per lane, downwards */
             else if (kind == 6) a[l] = base + start + (uint64_t)l * step;              /* a line per lane, upwards */
-            else a[l] = base + start + (uint64_t)l * (round % 2 ? 64 : 2 * size);      /* strided within lines */
+            else if (kind == 7) a[l] = base + start + (uint64_t)l * (round % 2 ? 64 : 2 * size);  /* strided in lines */
+            else if (kind == 8) a[l] = base + start;                                   /* one address */
+            else if (kind == 9) a[l] = base + start + (uint64_t)(l % 16) * size + (l / 16) * step * 7;  /* two rows */
+            else a[l] = base + start + (uint64_t)(l / 8) * (round % 2 ? size : 96);   /* 4 groups on one address */
         }
         uint32_t nl = 0;
         memset(masks, 0, sizeof masks); memset(ops, 0, sizeof ops); memset(bw, 0, sizeof bw);
