@@ -13,6 +13,7 @@ int gs_cache_init(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t sec
     if (c->sets == 0) c->sets = 1;
     c->nsect = line_bytes / sector_bytes;
     c->cap_sets = c->sets;
+    gs_fastmod64_m(c->sets, c->sets_m);
     size_t n = (size_t)c->sets * assoc;
     c->way = gs_line_calloc(n, sizeof *c->way);
     c->bits = gs_line_calloc(n, sizeof *c->bits);
@@ -36,6 +37,7 @@ int gs_cache_resize(gs_cache *c, uint64_t bytes, uint32_t line_bytes, uint32_t s
     if (c->way && c->assoc == assoc && c->nsect == line_bytes / sector_bytes && sets <= c->cap_sets) {
         gs_cache_clear(c);                   /* (the sets used under the old shape: every entry is zero after) */
         c->sets = (uint32_t)(sets ? sets : 1);
+        gs_fastmod64_m(c->sets, c->sets_m);
         return 0;
     }
     gs_cache_free(c);

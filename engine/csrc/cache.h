@@ -5,6 +5,7 @@
 #ifndef GS_CACHE_H
 #define GS_CACHE_H
 #include <stdint.h>
+#include "hash.h"
 #include "setmask.h"
 
 /* A way's tag and LRU stamp side by side (a 4-way set is one host cache line), its valid and dirty sector
@@ -21,6 +22,7 @@ typedef struct gs_cache_bits {
 typedef struct gs_cache {
     uint32_t sets, assoc, nsect;
     uint32_t cap_sets;    /* the sets the arrays have room for (gs_cache_resize keeps them when it can) */
+    uint64_t sets_m[2];   /* gs_fastmod64_m(sets): a line's set without a division */
     gs_cache_way *way;    /* sets * assoc */
     gs_cache_bits *bits;  /* sets * assoc */
     uint64_t *ready;      /* sets * assoc * nsect: cycle the sector's data is present */
@@ -41,6 +43,6 @@ int64_t gs_cache_find(gs_cache *c, uint64_t line, uint64_t set);
 /* Contract: installs `line` in `set` in the least recently used way and returns its index; the victim's
  * line number and dirty sector mask are returned (*ev_dirty = 0 when nothing dirty was evicted). */
 int64_t gs_cache_alloc(gs_cache *c, uint64_t line, uint64_t set, uint64_t *ev_line, uint8_t *ev_dirty);
-static inline uint64_t gs_cache_set(const gs_cache *c, uint64_t line) { return line % c->sets; }
+static inline uint64_t gs_cache_set(const gs_cache *c, uint64_t line) { return gs_fastmod64(line, c->sets_m, c->sets); }
 
 #endif

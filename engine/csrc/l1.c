@@ -282,6 +282,7 @@ uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sect
     /* sectors of a power of two >= 4 bytes hold whole bank-aligned runs of words: a sector's words in use
      * are its byte mask's nonzero nibbles, gathered into one bit each (words_of) */
     const int whole = sector_bytes >= 4 && (sector_bytes & (sector_bytes - 1)) == 0;
+    uint32_t banks[GS_COAL_MAX], any = 0, twice = 0;
     for (uint32_t i = 0; i < o->nl; i++) {
         uint32_t seen = 0;                                  /* banks this line needs */
         for (uint32_t sec = 0; sec < nsec; sec++) {
@@ -294,11 +295,16 @@ uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sect
             for (uint32_t w = 0; w < sector_bytes / 4; w++)
                 if ((bw >> (4 * w)) & 0xfu) seen |= 1u << ((sec * sector_bytes / 4 + w) & 31);
         }
-        for (; seen; seen &= seen - 1) {
+        banks[i] = seen;
+        twice |= any & seen;
+        any |= seen;
+    }
+    if (!twice) return 1;                                   /* no bank read for two lines (the usual case) */
+    for (uint32_t i = 0; i < o->nl; i++)
+        for (uint32_t seen = banks[i] & twice; seen; seen &= seen - 1) {   /* (a bank in one line only counts 1) */
             uint32_t b = (uint32_t)__builtin_ctz(seen);
             if (++count[b] > worst) worst = count[b];
         }
-    }
     return worst;
 }
 

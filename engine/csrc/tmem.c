@@ -55,6 +55,9 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
             uint64_t base = gs_cache_set(&sm->l1, co.lines[i]) * sm->l1.assoc;
             __builtin_prefetch(&sm->l1.way[base], 1, 3);
             __builtin_prefetch(&sm->l1.bits[base], 1, 3);
+            const uint64_t *rd = &sm->l1.ready[base * sm->l1.nsect];   /* the set's sector times (a hit reads one) */
+            __builtin_prefetch(rd, 1, 3);
+            __builtin_prefetch(rd + (size_t)sm->l1.assoc * sm->l1.nsect - 1, 1, 3);
         }
     /* tag lookups: one per line per request. A fragment access (wmma.load/store) is issued as the driver's
      * JIT issues it: the tile's rows in requests of 8 rows x 4 lanes, each lane the widest vector the JIT

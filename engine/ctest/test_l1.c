@@ -86,6 +86,35 @@ static void test_coal_wavefronts(void) {
     CHECK_EQ(gs_coal_wavefronts(&co, 256, 64), 1);
 }
 
+/* random requests: the most lines any bank reads from, counted plainly (words in use from the byte masks) */
+static void test_coal_wavefronts_match_count(void) {
+    static gs_coal co;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int bad = 0;
+    for (int round = 0; round < 4000 && !bad; round++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        memset(&co, 0, sizeof co);
+        co.nl = 1 + (uint32_t)(x % (round % 2 ? 4 : 40));
+        for (uint32_t i = 0; i < co.nl; i++)
+            for (int sec = 0; sec < 4; sec++) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                uint32_t k = (uint32_t)(x >> 40) % 4;   /* none, one word, a run of bytes, anything */
+                co.bytes_w[i][sec] = k == 0 ? 0 : k == 1 ? 0xfu << (4 * ((x >> 8) % 8))
+                                   : k == 2 ? (uint32_t)(((1ull << (1 + (x >> 16) % 32)) - 1) << ((x >> 24) % 4)) : (uint32_t)x;
+            }
+        uint32_t count[32] = {0}, want = 1;
+        for (uint32_t i = 0; i < co.nl; i++)
+            for (int b = 0; b < 32; b++) {                 /* bank b: word b of the line (sector b / 8) */
+                if (!((co.bytes_w[i][b / 8] >> (4 * (b % 8))) & 0xfu)) continue;
+                if (++count[b] > want) want = count[b];
+            }
+        uint32_t got = gs_coal_wavefronts(&co, 128, 32);
+        bad = got != want;
+        if (bad) printf("wavefronts: round %d (%u lines) gives %u, counted %u\n", round, co.nl, got, want);
+    }
+    CHECK(!bad);
+}
+
 static void test_fragment_lookups(void) {
     /* a 16x16 f16 tile, rows 1 KiB apart (K = 512): 4 loads of 8 rows x 16 bytes, every row its own line */
     CHECK_EQ(gs_fragment_lookups(0x10000, 1024, 16, 32, 16, 128), 32);
@@ -241,6 +270,7 @@ int main(void) {
     test_shared_banks();
     test_fragment_lookups();
     test_coal_wavefronts();
+    test_coal_wavefronts_match_count();
     test_l1_lookup();
     test_icnt();
     return check_summary();

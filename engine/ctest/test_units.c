@@ -171,6 +171,34 @@ static void test_fastmod_matches_remainder(void) {
     CHECK(tried > 1000000);
 }
 
+/* the 64-bit form (a cache's set of a line number) against the division, at the edges of 64-bit dividends too */
+static void test_fastmod64_matches_remainder(void) {
+    static const uint32_t ds[] = {1, 2, 3, 7, 96, 132, 255, 256, 416, 1000, 4095, 65537, 0x7fffffffu, 0x80000000u,
+                                  0xfffffffeu, 0xffffffffu};
+    uint64_t x = 0x2545f4914f6cdd1dull, wrong = 0, tried = 0;
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0] + 2000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t d = i < sizeof ds / sizeof ds[0] ? ds[i] : (uint32_t)(x >> 32 >> (x & 31));
+        if (!d) d = 1;
+        uint64_t m[2];
+        gs_fastmod64_m(d, m);
+        uint64_t edge[] = {0, 1, d - 1ull, d, d + 1ull, UINT64_MAX, UINT64_MAX - 1, UINT64_MAX / d * d,
+                           UINT64_MAX / d * d - 1, 1ull << 63, (1ull << 32) * d, 0x7f0000001000ull >> 7};
+        for (size_t k = 0; k < sizeof edge / sizeof edge[0] + 500; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint64_t a = k < sizeof edge / sizeof edge[0] ? edge[k] : x >> (x & 63);
+            tried++;
+            if (gs_fastmod64(a, m, d) != a % d) {
+                if (!wrong) printf("gs_fastmod64(%llu, %u) = %llu, %% gives %llu\n", (unsigned long long)a, d,
+                                   (unsigned long long)gs_fastmod64(a, m, d), (unsigned long long)(a % d));
+                wrong++;
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(tried > 1000000);
+}
+
 /* a clear zeroes only the sets a line was installed in (setmask.h): the directory must end all zero, as a
  * fresh one, whatever was touched, and a clear with nothing installed since changes nothing */
 static int all_zero(const void *p, size_t n) {
@@ -245,6 +273,7 @@ static void test_cache_resize(void) {
 
 int main(void) {
     test_fastmod_matches_remainder();
+    test_fastmod64_matches_remainder();
     test_cache_lru();
     test_cache_clear_touched_sets();
     test_cache_resize();
