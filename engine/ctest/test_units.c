@@ -145,16 +145,23 @@ static void test_calendar_matches_full_clearing(void) {
     gs_cal_free(&cal);
 }
 
+/* the divisors the fastmod tests try: edge ones (slice counts, set counts, powers of two and their
+ * neighbours, the largest), then random ones of every magnitude from the xorshift state *x */
+static const uint32_t FASTMOD_DS[] = {1, 2, 3, 7, 96, 132, 255, 256, 416, 1000, 4095, 65537, 0x7fffffffu,
+                                      0x80000000u, 0xfffffffeu, 0xffffffffu};
+enum { FASTMOD_NDS = sizeof FASTMOD_DS / sizeof FASTMOD_DS[0] + 2000 };
+static uint32_t fastmod_divisor(size_t i, uint64_t *x) {
+    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+    uint32_t d = i < sizeof FASTMOD_DS / sizeof FASTMOD_DS[0] ? FASTMOD_DS[i] : (uint32_t)(*x >> 32 >> (*x & 31));
+    return d ? d : 1;
+}
+
 /* gs_fastmod (the L2's slice and set index without a division) against the % operator: edge divisors
  * and numerators, then random ones; a single wrong remainder would move lines between slices or sets */
 static void test_fastmod_matches_remainder(void) {
-    static const uint32_t ds[] = {1, 2, 3, 7, 96, 132, 255, 256, 1000, 4095, 65537, 0x7fffffffu, 0x80000000u,
-                                  0xfffffffeu, 0xffffffffu};
     uint64_t x = 0x9e3779b97f4a7c15ull, wrong = 0, tried = 0;
-    for (size_t i = 0; i < sizeof ds / sizeof ds[0] + 2000; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        uint32_t d = i < sizeof ds / sizeof ds[0] ? ds[i] : (uint32_t)(x >> 32 >> (x & 31));
-        if (!d) d = 1;
+    for (size_t i = 0; i < FASTMOD_NDS; i++) {
+        uint32_t d = fastmod_divisor(i, &x);
         uint64_t m = gs_fastmod_m(d);
         uint32_t edge[] = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0xffffffffu, 0xfffffffeu, 0x80000000u};
         for (size_t k = 0; k < sizeof edge / sizeof edge[0] + 500; k++) {
@@ -173,13 +180,9 @@ static void test_fastmod_matches_remainder(void) {
 
 /* the 64-bit form (a cache's set of a line number) against the division, at the edges of 64-bit dividends too */
 static void test_fastmod64_matches_remainder(void) {
-    static const uint32_t ds[] = {1, 2, 3, 7, 96, 132, 255, 256, 416, 1000, 4095, 65537, 0x7fffffffu, 0x80000000u,
-                                  0xfffffffeu, 0xffffffffu};
     uint64_t x = 0x2545f4914f6cdd1dull, wrong = 0, tried = 0;
-    for (size_t i = 0; i < sizeof ds / sizeof ds[0] + 2000; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        uint32_t d = i < sizeof ds / sizeof ds[0] ? ds[i] : (uint32_t)(x >> 32 >> (x & 31));
-        if (!d) d = 1;
+    for (size_t i = 0; i < FASTMOD_NDS; i++) {
+        uint32_t d = fastmod_divisor(i, &x);
         uint64_t m[2];
         gs_fastmod64_m(d, m);
         uint64_t edge[] = {0, 1, d - 1ull, d, d + 1ull, UINT64_MAX, UINT64_MAX - 1, UINT64_MAX / d * d,
