@@ -63,8 +63,8 @@ static inline uint32_t coal_line(gs_coal *o, uint32_t *nl, uint64_t line, uint32
  * active lanes side by side at consecutive addresses (step = size, as a warp's row of an image with its edge
  * lanes off) or all at one address (step 0, a broadcast), each run's sectors at once. The lane loop's answer:
  * the lines in the order lanes first touch them (a run's addresses ascend), per sector the lanes and bytes
- * summed; at most 32 lanes of one sector each, so no count saturates and no line is dropped. Returns 0
- * (nothing written) when some active lane is not aligned. */
+ * summed; at most 32 lanes of one sector each, so no count saturates and no line is dropped. Returns 0 when
+ * some active lane is not aligned (nothing written) or a run wraps the address space (the lane loop starts over). */
 static int coalesce_runs(gs_coal *o, const uint64_t *la, uint32_t mask, uint32_t size, uint32_t line_shift,
                          uint32_t sector_shift) {
     const uint64_t lb = 1ull << line_shift, sb = 1ull << sector_shift;
@@ -83,11 +83,12 @@ static int coalesce_runs(gs_coal *o, const uint64_t *la, uint32_t mask, uint32_t
     uint32_t nl = 0, hint = 0;
     for (uint32_t m = mask; m;) {
         uint32_t l = (uint32_t)__builtin_ctz(m);
-        uint32_t link = (step >> l) & 1 ? step : (same >> l) & 1 ? same : 0;
-        uint32_t len = link ? (uint32_t)__builtin_ctz(~(link >> l)) + 1 : 1;    /* lanes l .. l + len - 1 */
+        const int bcast = !((step >> l) & 1) && ((same >> l) & 1);   /* a run on one address (else side by side) */
+        uint32_t link = bcast ? same : step;
+        uint32_t len = (link >> l) & 1 ? (uint32_t)__builtin_ctz(~(link >> l)) + 1 : 1;   /* lanes l .. l + len - 1 */
         m = l + len >= 32 ? 0 : m & ~((2u << (l + len - 1)) - 1);
         uint64_t a = la[l];
-        if (link == same && link) {                        /* len lanes on one address */
+        if (bcast) {                                       /* len lanes on one address */
             uint64_t line = a >> line_shift;
             uint32_t sec = (uint32_t)((a & (lb - 1)) >> sector_shift), i = coal_line(o, &nl, line, hint);
             hint = i;
@@ -97,7 +98,7 @@ static int coalesce_runs(gs_coal *o, const uint64_t *la, uint32_t mask, uint32_t
             continue;
         }
         uint64_t end = a + (uint64_t)len * size;
-        if (end < a) return 0;                             /* wraps the address space: the lane loop */
+        if (end < a) return 0;
         for (uint64_t s = a & ~(sb - 1); s < end; s += sb) {
             uint32_t sec = (uint32_t)((s & (lb - 1)) >> sector_shift), i = coal_line(o, &nl, s >> line_shift, hint);
             hint = i;
