@@ -23,10 +23,10 @@ whole suite at one and two threads fits in a few minutes on a many-core host (us
 thread count). One thread is timed in CPU time and wall time, more threads in wall time; the ratio of
 thread counts is wall against wall. A launch's time includes the lowering it needs first (the SASS-order
 lowering, or its disk cache); the one-thread rate is also printed without it ('1T sim M/s', what
-ab_suite.py measures), which on short launches (saxpy_1M, reduce_shfl_4M) is 10-20 % higher. Launches longer than --max-insts warp instructions (default 100 M:
-the four largest GEMMs and conv2d_3x3_n8) stop at that cap, checked at a quantum boundary, and their
-rate is that of the part simulated (marked 'capped'); statistics are still compared between thread
-counts at the same cap.
+ab_suite.py measures), which on short launches (saxpy_1M, reduce_shfl_4M) is 10-20 % higher. Launches
+longer than --max-insts warp instructions (default 100 M: the four largest GEMMs and conv2d_3x3_n8) stop
+at that cap, checked at a quantum boundary, and their rate is that of the part simulated (marked
+'capped'); statistics are still compared between thread counts at the same cap.
 """
 from __future__ import annotations
 
@@ -108,7 +108,8 @@ except LimitExceeded:
     st = stats_dict(ts, sim.config["gpu.sm_clock_mhz"], sim.config["gpu.num_sms"] * sim.config["sm.max_warps"])
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
 st = {k: v for k, v in st.items() if k != "wall_s"}
-print(json.dumps({"wall": wall + lower_wall, "cpu": cpu + lower_cpu, "sim_cpu": cpu, "insts": st["warp_insts"], "cycles": st["gpu_sim_cycle"], "capped": capped,
+print(json.dumps({"wall": wall + lower_wall, "cpu": cpu + lower_cpu, "sim_cpu": cpu, "insts": st["warp_insts"],
+                  "cycles": st["gpu_sim_cycle"], "capped": capped,
                   "digest": hashlib.sha256(json.dumps(st, sort_keys=True, default=str).encode()).hexdigest()}))
 """
 

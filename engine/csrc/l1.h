@@ -56,10 +56,8 @@ uint32_t gs_shared_wavefronts_walk(const uint64_t *addr, uint32_t n, uint32_t si
                                    uint32_t walk, uint64_t base, uint64_t pitch);
 
 /* The L1 directory for a read: the line's index, allocated on a miss when `alloc` (reads allocate,
- * writes and atomics do not); -1 when absent (or no L1). */
-static inline int64_t gs_l1_lookup(gs_cache *l1, uint64_t line, int alloc) {
-    if (!l1->sets) return -1;
-    uint64_t set = gs_cache_set(l1, line);
+ * writes and atomics do not); -1 when absent (or no L1). _set: the line's set already known (an L1 there). */
+static inline int64_t gs_l1_lookup_set(gs_cache *l1, uint64_t line, uint64_t set, int alloc) {
     int64_t idx = gs_cache_find(l1, line, set);
     if (idx < 0 && alloc) {
         uint64_t evl;
@@ -67,6 +65,9 @@ static inline int64_t gs_l1_lookup(gs_cache *l1, uint64_t line, int alloc) {
         idx = gs_cache_alloc(l1, line, set, &evl, &evd);
     }
     return idx;
+}
+static inline int64_t gs_l1_lookup(gs_cache *l1, uint64_t line, int alloc) {
+    return l1->sets ? gs_l1_lookup_set(l1, line, gs_cache_set(l1, line), alloc) : -1;
 }
 
 #endif

@@ -50,9 +50,12 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint32_t pc = (uint32_t)(x - ts->prog->x);
     gs_coal co;
     gs_coalesce(&co, w->maddr, w->mmask, ext ? cx->mext : NULL, nacc, size, ts->l1_line_shift, ts->l1_sector_shift, atomic);
-    if (cache_l1 && sm->l1.sets)                          /* the lines' L1 sets asked for all at once (host cache) */
+    const int l1 = cache_l1 && sm->l1.sets;
+    uint64_t l1set[GS_COAL_MAX];                          /* the lines' L1 sets, asked for all at once (host cache) */
+    if (l1)
         for (uint32_t i = 0; i < co.nl; i++) {
-            uint64_t base = gs_cache_set(&sm->l1, co.lines[i]) * sm->l1.assoc;
+            l1set[i] = gs_cache_set(&sm->l1, co.lines[i]);
+            uint64_t base = l1set[i] * sm->l1.assoc;
             __builtin_prefetch(&sm->l1.way[base], 1, 3);
             __builtin_prefetch(&sm->l1.bits[base], 1, 3);
             const uint64_t *rd = &sm->l1.ready[base * sm->l1.nsect];   /* the set's sector times (a hit reads one) */
@@ -91,7 +94,7 @@ static uint64_t global_access(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, const gs_xinst
     uint32_t first_w = UINT32_MAX, last_w = 0;            /* this store's MISS nodes (LEAVE node below) */
     for (uint32_t i = 0; i < co.nl; i++) {
         uint64_t line = co.lines[i];
-        int64_t idx = cache_l1 ? gs_l1_lookup(&sm->l1, line, !write && !atomic) : -1;
+        int64_t idx = l1 ? gs_l1_lookup_set(&sm->l1, line, l1set[i], !write && !atomic) : -1;
         for (uint32_t sec = 0; sec < 8; sec++) {
             if (!(co.masks[i] & (1u << sec))) continue;
             uint64_t addr = line * lb + (uint64_t)sec * sb;
