@@ -127,26 +127,30 @@ def test_deferred_memory_phase_identical_for_any_thread_count():
             assert other[1][t] == rec[t], t
 
 
+def run_stress_split(threads, record="off", overrides=()):
+    """The stress kernel without full recording: statistics, outputs, the atomics' totals, and how many SM memory
+    phases were split in three."""
+    sim = TimingSim("h200", record=record, threads=threads, overrides=list(overrides))
+    dev = sim.device
+    k = dev.load_ptx(STRESS).kernel("stress")
+    n = 64 * 128
+    x = np.random.default_rng(7).standard_normal(2 * n).astype(np.float32) * np.float32(1e3)
+    bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
+    sim.flush()
+    res = sim.launch(k, 64, 128, bufs)
+    return _stats(res), dev.from_device(bufs[1]).tobytes(), dev.from_device(bufs[2]).tobytes(), \
+        int(lib.gs_tsim_split_phases(sim._ptr))
+
+
 @pytest.mark.parametrize("record", ["off", "summary"])
 def test_split_memory_phase_identical_for_any_thread_count(record):
     """Without full recording, several threads split each SM's memory phase in three (its own MSHRs and output
     port on its thread, the L2 and DRAM in SM order, its input port and scoreboards on any thread): the same
     statistics, outputs and atomics' order as one thread, which never splits."""
-    def run(threads):
-        sim = TimingSim("h200", record=record, threads=threads)
-        dev = sim.device
-        k = dev.load_ptx(STRESS).kernel("stress")
-        n = 64 * 128
-        x = np.random.default_rng(7).standard_normal(2 * n).astype(np.float32) * np.float32(1e3)
-        bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
-        sim.flush()
-        res = sim.launch(k, 64, 128, bufs)
-        return _stats(res), dev.from_device(bufs[1]).tobytes(), dev.from_device(bufs[2]).tobytes(), \
-            int(lib.gs_tsim_split_phases(sim._ptr))
-    s1, out1, acc1, split1 = run(1)
+    s1, out1, acc1, split1 = run_stress_split(1, record)
     assert split1 == 0 and s1["L1D_mshr_merges"] > 0 and s1["L2_atomic_ops"] > 0
     for threads in (2, 3):
-        s, out, acc, split = run(threads)
+        s, out, acc, split = run_stress_split(threads, record)
         assert split > 0                                  # the split path ran
         assert (s, out, acc) == (s1, out1, acc1), threads
 
@@ -155,20 +159,10 @@ def test_split_refused_for_an_sm_with_more_read_misses_than_mshrs():
     """An SM whose read misses in a quantum outnumber its MSHRs keeps its memory phase whole (an entry would be
     reused before the L2 answered the miss that holds it): with 4 MSHRs most SMs are refused, fewer phases split
     than with the preset's 1024, and two threads still give one thread's statistics and outputs."""
-    def run(threads, mshrs):
-        sim = TimingSim("h200", record="off", threads=threads, overrides=[f"l1.mshrs={mshrs}"])
-        dev = sim.device
-        k = dev.load_ptx(STRESS).kernel("stress")
-        n = 64 * 128
-        x = np.random.default_rng(7).standard_normal(2 * n).astype(np.float32) * np.float32(1e3)
-        bufs = [dev.to_device(x), dev.to_device(np.zeros(n, np.float32)), dev.to_device(np.zeros(8, np.float32))]
-        sim.flush()
-        res = sim.launch(k, 64, 128, bufs)
-        return _stats(res), dev.from_device(bufs[1]).tobytes(), int(lib.gs_tsim_split_phases(sim._ptr))
-    s1, out1, _ = run(1, 4)
-    s2, out2, split_few = run(2, 4)
-    assert (s2, out2) == (s1, out1)
-    _, _, split_many = run(2, 1024)
+    s1, out1, acc1, _ = run_stress_split(1, overrides=["l1.mshrs=4"])
+    s2, out2, acc2, split_few = run_stress_split(2, overrides=["l1.mshrs=4"])
+    assert (s2, out2, acc2) == (s1, out1, acc1)
+    split_many = run_stress_split(2, overrides=["l1.mshrs=1024"])[3]
     assert split_few < split_many
 
 
