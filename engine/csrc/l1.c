@@ -402,11 +402,15 @@ uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size
     }
     uint32_t same_max = 1;
     if (atomic) {                                      /* same-address lanes serialise */
+        uint32_t counted = 0;                          /* lanes whose address was counted already */
         for (uint32_t m = mask; m; m &= m - 1) {
             int l = __builtin_ctz(m);
-            uint32_t n = 0;
-            for (uint32_t m2 = mask; m2; m2 &= m2 - 1)
-                if (addr[__builtin_ctz(m2)] == addr[l]) n++;
+            if ((counted >> l) & 1) continue;
+            uint32_t eq = 0;
+            for (int k = 0; k < 32; k++) eq |= (uint32_t)(addr[k] == addr[l]) << k;   /* (vectorised) */
+            eq &= mask;
+            counted |= eq;
+            uint32_t n = (uint32_t)__builtin_popcount(eq);
             if (n > same_max) same_max = n;
         }
     }

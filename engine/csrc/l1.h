@@ -24,8 +24,9 @@ typedef struct gs_coal {
 } gs_coal;
 
 /* Contract: the accesses are `n` addresses of `size` bytes: ext[0..n) when ext is not NULL (fragment
- * accesses), else lane_addr[l] for the set bits l of `mask` (n = popcount). Line and sector sizes are
- * 1 << line_shift and 1 << sector_shift. `atomic`: count lanes on the same address (lane records). */
+ * accesses), else lane_addr[l] for the set bits l of `mask` (n = popcount; all 32 entries are read, those
+ * of inactive lanes not used). Line and sector sizes are 1 << line_shift and 1 << sector_shift. `atomic`:
+ * count lanes on the same address (lane records). */
 void gs_coalesce(gs_coal *o, const uint64_t *lane_addr, uint32_t mask, const uint64_t *ext, uint32_t n,
                  uint32_t size, uint32_t line_shift, uint32_t sector_shift, int atomic);
 
@@ -45,7 +46,8 @@ uint32_t gs_coal_wavefronts(const gs_coal *o, uint32_t line_bytes, uint32_t sect
 
 /* Shared-memory wavefronts: the most distinct words any bank must deliver (broadcasts are free), at
  * least the 128-byte wavefronts the data needs. Lane records: addr[l] for the set bits of mask, each
- * `size` bytes; *serial gets the most lanes on one address (atomics serialise on it). */
+ * `size` bytes (all 32 entries are read, those of inactive lanes not used); *serial gets the most lanes on
+ * one address (atomics serialise on it). */
 uint32_t gs_shared_wavefronts(const uint64_t *addr, uint32_t mask, uint32_t size, uint32_t banks,
                               uint32_t bank_bytes, int atomic, uint32_t *serial);
 /* the same for fragment accesses: n element addresses of `size` bytes */

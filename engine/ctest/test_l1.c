@@ -115,6 +115,31 @@ static void test_coal_wavefronts_match_count(void) {
     CHECK(!bad);
 }
 
+/* shared-memory atomics: the most active lanes on one address, against a plain count over random warps */
+static void test_shared_atomic_serial_matches_count(void) {
+    uint64_t a[32], x = 0x2545F4914F6CDD1Dull;
+    int bad = 0;
+    for (int round = 0; round < 3000 && !bad; round++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t mask = round % 3 ? (uint32_t)(x >> 16) : 0xffffffffu, bins = 1 + (uint32_t)(x % 64), serial = 0;
+        for (int l = 0; l < 32; l++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            a[l] = 4 * ((x >> 20) % bins);
+        }
+        uint32_t want = 1;
+        for (int l = 0; l < 32; l++) {
+            if (!((mask >> l) & 1)) continue;
+            uint32_t n = 0;
+            for (int k = 0; k < 32; k++) n += ((mask >> k) & 1) && a[k] == a[l];
+            if (n > want) want = n;
+        }
+        gs_shared_wavefronts(a, mask, 4, 32, 4, 1, &serial);
+        bad = mask && serial != want;
+        if (bad) printf("shared atomics: round %d gives %u lanes on one address, counted %u\n", round, serial, want);
+    }
+    CHECK(!bad);
+}
+
 static void test_fragment_lookups(void) {
     /* a 16x16 f16 tile, rows 1 KiB apart (K = 512): 4 loads of 8 rows x 16 bytes, every row its own line */
     CHECK_EQ(gs_fragment_lookups(0x10000, 1024, 16, 32, 16, 128), 32);
@@ -268,6 +293,7 @@ int main(void) {
     test_coalesce_matches_scan();
     test_coalesce_lanes_match_scan();
     test_shared_banks();
+    test_shared_atomic_serial_matches_count();
     test_fragment_lookups();
     test_coal_wavefronts();
     test_coal_wavefronts_match_count();
