@@ -249,6 +249,38 @@ static void test_coalesce_lanes_match_scan(void) {
     CHECK(!bad);
 }
 
+/* atomics: per sector, the most active lanes on one address (what the L2's atomic unit serialises), against a
+ * plain count over random warps on few addresses */
+static void test_coalesce_atomics_match_count(void) {
+    static gs_coal co;
+    uint64_t a[32], x = 0x9E3779B97F4A7C15ull;
+    int bad = 0;
+    for (int round = 0; round < 3000 && !bad; round++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint32_t mask = round % 3 ? (uint32_t)(x >> 16) : 0xffffffffu, bins = 1 + (uint32_t)(x % 96);
+        for (int l = 0; l < 32; l++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            a[l] = 0x10000 + 4 * ((x >> 20) % bins);
+        }
+        gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), 4, 7, 5, 1);
+        for (int l = 0; l < 32 && !bad; l++) {
+            if (!((mask >> l) & 1)) continue;
+            uint32_t want = 0, i = 0, sec = (uint32_t)((a[l] & 127) >> 5);
+            for (int k = 0; k < 32; k++) {                 /* the most lanes on one address of lane l's sector */
+                if (!((mask >> k) & 1) || a[k] >> 5 != a[l] >> 5) continue;
+                uint32_t n = 0;
+                for (int j = 0; j < 32; j++) n += ((mask >> j) & 1) && a[j] == a[k];
+                if (n > want) want = n;
+            }
+            while (i < co.nl && co.lines[i] != a[l] >> 7) i++;
+            bad = i == co.nl || co.same_ops[i][sec] != want;
+            if (bad) printf("atomics: round %d, lane %d: %u lanes on one address, counted %u\n", round, l,
+                            i == co.nl ? 0 : co.same_ops[i][sec], want);
+        }
+    }
+    CHECK(!bad);
+}
+
 static void test_l1_lookup(void) {
     gs_cache c;
     CHECK(gs_cache_init(&c, 2 * 128, 128, 32, 2) == 0);
@@ -292,6 +324,7 @@ int main(void) {
     test_coalesce();
     test_coalesce_matches_scan();
     test_coalesce_lanes_match_scan();
+    test_coalesce_atomics_match_count();
     test_shared_banks();
     test_shared_atomic_serial_matches_count();
     test_fragment_lookups();
