@@ -75,6 +75,8 @@ static inline gs_pnode *gs_pend_node(gs_pend *p) {
     *n = (gs_pnode){0};
     return n;
 }
+/* the log emptied (its nodes resolved, or a new launch): what a quantum's SM phase starts from */
+static inline void gs_pend_clear(gs_pend *p) { p->count = p->nfix = p->reads = 0; }
 static inline uint64_t gs_pend_marker(const gs_pend *p, const gs_pnode *n) { return GS_PEND + (uint64_t)(n - p->n); }
 /* the value of a resolved marker, or t itself */
 static inline uint64_t gs_pend_val(const gs_pend *p, uint64_t t) { return gs_is_pend(t) ? p->n[t - GS_PEND].val : t; }

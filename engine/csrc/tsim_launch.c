@@ -207,7 +207,7 @@ int gs_tsim_launch(gs_tsim *ts, gs_device *dev, gs_program *prog, const gs_launc
         wk->room = 0;
     }
     for (uint32_t s = 0; s < c->gpu_num_sms; s++) {
-        ts->sms[s].pend.count = ts->sms[s].pend.nfix = ts->sms[s].pend.reads = 0;
+        gs_pend_clear(&ts->sms[s].pend);
         ts->sms[s].atomq.used = 0;
         ts->sms[s].msample_count = 0;
     }

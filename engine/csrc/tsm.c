@@ -744,7 +744,7 @@ void gs_tsm_settle(gs_tsim *ts, gs_tsm *sm) {
         gs_subcore *sc = &sm->sc[tw->sub];
         if (sc->next_check > tw->ready_at) sc->next_check = tw->ready_at;
     }
-    pd->count = pd->nfix = pd->reads = 0;
+    gs_pend_clear(pd);
     gs_tsm_refresh_next(ts, sm);
 }
 
