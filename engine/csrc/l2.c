@@ -330,11 +330,18 @@ static inline void prefetch_set(const gs_l2dir *c, uint64_t set) {
     __builtin_prefetch(blk + 2 * a - 1, 1, 1);
 }
 
-void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t) {
+void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t, int kind) {
     const gs_l2slice *sl = &l2->sl[pl->near];
-    prefetch_set(&sl->c, pl->set);
-    if (pl->home != pl->near) prefetch_set(&l2->sl[pl->home].c, pl->set);   /* a near copy that misses goes on there */
-    if (sl->port.cell) gs_cal_prefetch(&sl->port, t);
+    if (kind != GS_L2_ATOMIC || pl->home == pl->near) {   /* (an atomic goes to its home slice only) */
+        prefetch_set(&sl->c, pl->set);
+        if (sl->port.cell) gs_cal_prefetch(&sl->port, t);
+    }
+    if (pl->home != pl->near) {
+        const gs_l2slice *hs = &l2->sl[pl->home];
+        prefetch_set(&hs->c, pl->set);                   /* a near copy that misses goes on there */
+        /* a write or an atomic takes the home slice's port too, half the far latency later */
+        if (kind != GS_L2_READ && hs->port.cell) gs_cal_prefetch(&hs->port, t + l2->far_latency / 2);
+    }
     if (l2->rc) {
         if (gpc >= l2->gpcs) gpc = l2->gpcs - 1;
         size_t i = l2->rc_gpc ? (size_t)(pl->h % GS_L2_RC_GPC_ENTRIES) * l2->gpcs + gpc
@@ -344,11 +351,16 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
     }
 }
 
-void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t) {
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t, int kind) {
     uint64_t line = addr >> l2->line_shift;
-    int in = gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
-    if (pl->home != pl->near && !in) in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
-    if (!in) gs_dram_prefetch(l2->dram, addr, t + l2->hit_latency);   /* absent: most likely a DRAM read follows */
+    /* the slices access_slices visits: a read the near one, and the home one if the near copy is absent; a write
+     * both; an atomic only the home one */
+    int in = kind == GS_L2_ATOMIC ? 0 : gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
+    if (pl->home != pl->near && (!in || kind == GS_L2_WRITE))
+        in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    else if (kind == GS_L2_ATOMIC)
+        in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    if (!in) gs_dram_prefetch(l2->dram, addr, t + l2->hit_latency);   /* absent: most likely a DRAM access follows */
 }
 
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,

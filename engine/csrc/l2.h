@@ -90,10 +90,10 @@ typedef struct gs_l2place {
     uint64_t set;
 } gs_l2place;
 void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl);
-void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t);
-/* later, once the set's tags are in the host cache: the line record the access will touch (l2dir.h) and,
- * when the line is absent, the DRAM state its miss will read at about t + the hit latency */
-void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t);
+void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t, int kind);
+/* later, once the set's tags are in the host cache: the line records an access of `kind` (GS_L2_READ, ...) will
+ * touch (l2dir.h) and, when the line is absent, the DRAM state its miss will read at about t + the hit latency */
+void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t, int kind);
 uint64_t gs_l2_access_placed(gs_l2 *l2, uint32_t part, uint32_t gpc, const gs_l2place *pl, uint64_t addr, uint64_t t,
                              int kind, uint32_t nops, uint32_t same, uint64_t *t_dram, uint32_t wmask, uint32_t req);
 /* the same from GPC 0 */

@@ -214,10 +214,13 @@ static inline void resolve_other(gs_pend *pd, gs_pnode *n, gs_tsim *ts, gs_tsm *
  * set's tags arrived, the line record it will touch (gs_tmem_resolve, gs_tmem_shared) */
 enum { RA = 8, RB = 4, RING = 16 };
 
+/* the L2 access a miss makes */
+static inline int l2_kind(const gs_pnode *n) { return n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ; }
+
 /* miss f's place into pl, and its set and port cell (around cycle t, its arrival) asked for */
 static inline void place_ahead(gs_tsim *ts, const gs_tsm *sm, const gs_pnode *f, gs_l2place *pl, uint64_t t) {
     gs_l2_place(&ts->l2, sm->part, f->addr, pl);
-    gs_l2_prefetch(&ts->l2, pl, sm->gpc, t);
+    gs_l2_prefetch(&ts->l2, pl, sm->gpc, t, l2_kind(f));
 }
 
 /* the first RA nodes' places (their arrival estimated from the lookup: l2_eta later) */
@@ -251,7 +254,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
             gs_cal_prefetch(&sm->icnt.in, f->t + in_eta);           /* its input port, where an L2 hit's answer books */
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
-            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta);
+            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].t + l2_eta, l2_kind(&pd->n[k + RB]));
         if (n->kind == GS_PN_MISS) {
             /* an MSHR entry (loads and atomics wait for data; stores only need the port) */
             uint64_t depart = n->t + hit_lat / 2;
@@ -259,7 +262,7 @@ void gs_tmem_resolve(gs_tsim *ts, gs_tsm *sm, gs_tstats *st) {
             uint64_t t_out, t_dram = 0;
             uint64_t t_l2in = gs_icnt_send(&ts->icnt, &sm->icnt, depart, n->write, &t_out);
             uint64_t t_l2 = gs_l2_access_placed(&ts->l2, sm->part, sm->gpc, &ring[k % RING], n->addr, t_l2in,
-                                         n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ,
+                                         l2_kind(n),
                                          n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
             uint64_t t_in = gs_icnt_return(&ts->icnt, &sm->icnt, t_l2, n->write);
             if (mshr) *mshr = t_in;
@@ -313,11 +316,11 @@ void gs_tmem_shared(gs_tsim *ts, gs_tsm *sm) {
             place_ahead(ts, sm, f, &ring[(k + RA) % RING], f->a);
         }
         if (k + RB < pd->count && pd->n[k + RB].kind == GS_PN_MISS)
-            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].a);
+            gs_l2_prefetch_rec(&ts->l2, &ring[(k + RB) % RING], pd->n[k + RB].addr, pd->n[k + RB].a, l2_kind(&pd->n[k + RB]));
         if (n->kind != GS_PN_MISS) continue;
         uint64_t t_dram = 0;
         n->val = gs_l2_access_placed(&ts->l2, sm->part, sm->gpc, &ring[k % RING], n->addr, n->a,
-                                     n->atomic ? GS_L2_ATOMIC : n->write ? GS_L2_WRITE : GS_L2_READ,
+                                     l2_kind(n),
                                      n->lane_ops, n->same_ops, &t_dram, n->bytes_w, n->req);
     }
 }
