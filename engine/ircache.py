@@ -1,6 +1,7 @@
 """The disk cache of lowered modules: a module's PTX as TimingSim.prepare_ptx lowers it (parsed, scheduled in
 its order, loops unrolled, SASS costs attached), kept so that the next run of the same bundle does not lower it
-again. Lowering is pure Python and costs about as much as simulating a small model: resnet18_b1's 25 modules take
+again; a single kernel's first launch (TimingSim.sass_mode: `simtscope run --case`, validate) loads and stores the
+same files. Lowering is pure Python and costs about as much as simulating a small model: resnet18_b1's 25 modules take
 0.8 s to lower and 6 ms to load from here (docs/performance.md, "Session 8"). Sweeps run every point in a fresh
 process, so each point paid it.
 

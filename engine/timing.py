@@ -279,7 +279,7 @@ class TimingSim:
             state = None
         if state is None or (order != "latency" and state["mode"] == "sass" and module.scheduled
                              and module.order != order):
-            state = module.sass_state = _attach_sass(module, order, unroll)
+            state = module.sass_state = _sass_state_of(module, order, unroll)
         how = f"; {ORDER_WORDS[module.order]}" if module.order in ORDER_WORDS else ""
         loops = [text for name, text in state.get("unrolled", []) if kernel is None or name == kernel]
         if loops:
@@ -301,8 +301,7 @@ class TimingSim:
         order, unroll = ORDERS[self.config["timing.sass_order"]], int(self.config["timing.sass_unroll"])
         key = None
         if ircache.enabled():               # (the disk cache of lowered modules: the next run loads it)
-            tools = sass.find_tools() if cfg != "off" else None
-            key = ircache.key_of(source, filename, (cfg == "off", order, unroll, tools.key if tools else None))
+            key = _ir_key(source, filename, cfg == "off", order, unroll)
             hit = ircache.load(key)
             if hit is not None:
                 return hit
@@ -473,6 +472,28 @@ def _adopt(module, low: SassLowered) -> dict:
                 "unroll": low.state["unroll"]}
     module.sass = low.costs
     return low.state
+
+
+def _ir_key(source: str, filename: str, off: bool, order: str, unroll: int) -> str:
+    """the disk cache's key of a module lowered with timing.sass off or not, in `order`, with `unroll`, by the
+    SASS tools found now"""
+    tools = sass.find_tools() if not off else None
+    return ircache.key_of(source, filename, (off, order, unroll, tools.key if tools else None))
+
+
+def _sass_state_of(module, order: str, unroll: int) -> dict:
+    """_attach_sass, from the disk cache of lowered modules (engine/ircache.py) when the module is as its PTX was
+    loaded (nvcc's order, to be scheduled): the cache holds what prepare_ptx lowers from the same PTX, under the
+    same key, so a case's launch loads what a bundle's would (a lowering is 40-100 ms a module; loading ~1 ms)."""
+    if not (ircache.enabled() and module.scheduled and module.order == "latency" and order != "latency"):
+        return _attach_sass(module, order, unroll)
+    source = module.program.source
+    key = _ir_key(source, module.filename, False, order, unroll)
+    low = ircache.load(key)
+    if low is None:
+        low = _lower_for_sass(source, module.filename, order, unroll)
+        ircache.store(key, low)
+    return _adopt(module, low)
 
 
 def _attach_sass(module, order: str = "latency", unroll: int = 0) -> dict:

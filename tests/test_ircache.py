@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine import ircache, timing
+from engine.cases import load_suite
+from engine.runner import prepare
 from engine.timing import TimingSim
 from engine.workload.bundle import open_bundle
 from engine.workload.replay import run_workload
@@ -46,6 +48,36 @@ def test_the_second_run_loads_its_modules_with_the_same_results(cache, monkeypat
     again = _run()
     assert first.outputs_pass and again.outputs_pass
     assert _stats(again) == _stats(first)
+    assert sorted(cache.glob("*.ir")) == files
+
+
+def _case_run(name: str) -> tuple:
+    """(sass_mode's answer, the statistics, whether the outputs check, the module's PTX and file name)"""
+    sim = TimingSim("h200", threads=1)
+    case = load_suite()[name]
+    kernel, args, inputs, bufs = prepare(case, sim.device)
+    mode = sim.sass_mode(kernel.module, kernel.name)
+    res = sim.launch(kernel, case.grid, case.block, args, shared=case.shared)
+    stats = {k: v for k, v in res.stats.items() if k != "wall_s"}
+    passed, _ = case.check(inputs, {n: sim.device.from_device(bufs[n]) for n in case.outputs})
+    return mode, stats, passed, kernel.module.program.source, kernel.module.filename
+
+
+def test_a_case_launch_loads_its_module_from_the_cache_with_the_same_results(cache, monkeypatch):
+    """a single kernel's launch (sass_mode) stores its module's lowering under the key prepare_ptx uses; the next
+    launch, in a fresh simulator, loads it instead of lowering, with the same statistics and outputs"""
+    mode, first, ok, source, filename = _case_run("vector_add_1M")
+    assert ok
+    files = sorted(cache.glob("*.ir"))
+    assert len(files) == 1
+
+    def no_lowering(*a, **k):
+        raise AssertionError("lowered although the cache holds the module")
+    monkeypatch.setattr(timing, "_lower_for_sass", no_lowering)
+    mode2, again, ok2, _, _ = _case_run("vector_add_1M")
+    assert ok2 and again == first and mode2 == mode
+    # (the same file a bundle's launch of this PTX loads: prepare_ptx finds it too)
+    assert isinstance(TimingSim("h200", threads=1).prepare_ptx(source, filename), timing.SassLowered)
     assert sorted(cache.glob("*.ir")) == files
 
 
