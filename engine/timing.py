@@ -484,7 +484,7 @@ def _ir_key(source: str, filename: str, off: bool, order: str, unroll: int) -> s
 def _sass_state_of(module, order: str, unroll: int) -> dict:
     """_attach_sass, from the disk cache of lowered modules (engine/ircache.py) when the module is as its PTX was
     loaded (nvcc's order, to be scheduled): the cache holds what prepare_ptx lowers from the same PTX, under the
-    same key, so a case's launch loads what a bundle's would (a lowering is 40-100 ms a module; loading ~1 ms)."""
+    same key, so a case's launch loads what a bundle's would (a lowering is 30-100 ms a module; loading ~1 ms)."""
     if not (ircache.enabled() and module.scheduled and module.order == "latency" and order != "latency"):
         return _attach_sass(module, order, unroll)
     source = module.program.source

@@ -353,13 +353,11 @@ void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_
 
 void gs_l2_prefetch_rec(const gs_l2 *l2, const gs_l2place *pl, uint64_t addr, uint64_t t, int kind) {
     uint64_t line = addr >> l2->line_shift;
-    /* the slices access_slices visits: a read the near one, and the home one if the near copy is absent; a write
-     * both; an atomic only the home one */
-    int in = kind == GS_L2_ATOMIC ? 0 : gs_l2dir_prefetch_rec(&l2->sl[pl->near].c, line, pl->set);
-    if (pl->home != pl->near && (!in || kind == GS_L2_WRITE))
-        in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
-    else if (kind == GS_L2_ATOMIC)
-        in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
+    /* the slices access_slices visits: an atomic only the home one; a read the near one, then the home one if the
+     * near copy is absent; a write both */
+    uint32_t first = kind == GS_L2_ATOMIC ? pl->home : pl->near;
+    int in = gs_l2dir_prefetch_rec(&l2->sl[first].c, line, pl->set);
+    if (pl->home != first && (!in || kind == GS_L2_WRITE)) in = gs_l2dir_prefetch_rec(&l2->sl[pl->home].c, line, pl->set);
     if (!in) gs_dram_prefetch(l2->dram, addr, t + l2->hit_latency);   /* absent: most likely a DRAM access follows */
 }
 

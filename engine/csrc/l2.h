@@ -90,6 +90,8 @@ typedef struct gs_l2place {
     uint64_t set;
 } gs_l2place;
 void gs_l2_place(const gs_l2 *l2, uint32_t part, uint64_t addr, gs_l2place *pl);
+/* the sets, port calendars and coalescing entry an access of `kind` (GS_L2_READ, ...) arriving at cycle t will
+ * touch, asked from the host cache (no effect on results) */
 void gs_l2_prefetch(const gs_l2 *l2, const gs_l2place *pl, uint32_t gpc, uint64_t t, int kind);
 /* later, once the set's tags are in the host cache: the line records an access of `kind` (GS_L2_READ, ...) will
  * touch (l2dir.h) and, when the line is absent, the DRAM state its miss will read at about t + the hit latency */
