@@ -47,11 +47,15 @@ typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
     uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
     int32_t next_pc;
-    uint8_t next_unit;
+    /* blocked and done share a 4-byte word with nothing an issue writes: the compiler tests the two with one
+     * 32-bit load (tsm.c sched_sync, after every issue), which byte stores just made to the same word would hold
+     * up until they retire (no store forwarding for a load that spans several stores) */
     uint8_t blocked;                   /* barrier */
     uint8_t done;                      /* exited, draining until drain_at */
-    uint8_t wait_state;                /* state from the last issue until ready_at */
     uint8_t rec_state;                 /* last recorded state (full recording) */
+    uint8_t spare;
+    uint8_t next_unit;
+    uint8_t wait_state;                /* state from the last issue until ready_at */
     uint8_t next_q;                    /* the queue its next instruction enters: GS_Q_MIO, GS_Q_LG or 0 */
     uint8_t nr_state;                  /* next_ready's default state (with nr_base, nr_fetch below) */
     uint16_t slot;
