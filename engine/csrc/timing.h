@@ -47,9 +47,10 @@ typedef struct gs_tw {
     gs_warp *w;                        /* NULL: free slot */
     uint64_t ready_at;                 /* scoreboard: next instruction may issue from this cycle */
     int32_t next_pc;
-    /* blocked and done share a 4-byte word with nothing an issue writes: the compiler tests the two with one
-     * 32-bit load (tsm.c sched_sync, after every issue), which byte stores just made to the same word would hold
-     * up until they retire (no store forwarding for a load that spans several stores) */
+    /* blocked and done share a 4-byte word with nothing an issue writes (spare keeps next_unit out of it): the
+     * compiler tests the two with one wider load (tsm.c sched_sync, after every issue; GCC made it 32 bits when
+     * next_unit and wait_state were in this word), which byte stores just made to the bytes it covers hold up
+     * until they retire (no store forwarding for a load that spans several stores) */
     uint8_t blocked;                   /* barrier */
     uint8_t done;                      /* exited, draining until drain_at */
     uint8_t rec_state;                 /* last recorded state (full recording) */
