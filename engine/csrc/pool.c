@@ -114,6 +114,8 @@ static void *thread_main(void *a) {
     }
 }
 
+int gs_pool_spins(const gs_pool *p) { return p->spin_ns > 0; }
+
 gs_pool *gs_pool_create(uint32_t n) {
     gs_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;

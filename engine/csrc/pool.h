@@ -25,6 +25,7 @@ typedef struct gs_pool gs_pool;
 gs_pool *gs_pool_create(uint32_t n);       /* NULL: out of resources */
 void gs_pool_run(gs_pool *p, gs_pool_fn fn, void *arg);
 void gs_pool_destroy(gs_pool *p);
+int gs_pool_spins(const gs_pool *p);       /* whether a waiting thread spins first (the team fits the cores) */
 uint64_t gs_pool_stack_bytes(void);        /* a team thread's stack size */
 uint64_t gs_pool_stack_peak(void);         /* deepest stack use of any ended team thread so far (bytes) */
 

@@ -200,6 +200,7 @@ typedef struct gs_worker {
     uint32_t q_busy_sms;
     int q_last_sm;                     /* the highest SM that issued (-1: none), and its last issue */
     uint64_t split_phases;             /* memory phases whose last part it ran (gs_tsim_split_phases) */
+    uint64_t split_refused;            /* SM phases it ran in a split quantum whose memory phase stayed whole */
 } __attribute__((aligned(64))) gs_worker;   /* each thread's on host cache lines of its own (hostmem.h) */
 
 typedef struct gs_wake {               /* gs_tsim.wake */
@@ -239,6 +240,7 @@ struct gs_tsim {
     uint32_t nthreads;
     gs_worker *wk;                     /* nthreads */
     struct gs_pool *pool;
+    int light_quanta;                  /* quanta with little work run on the calling thread (a sleeping team: tsim.c) */
     uint64_t q_end;                    /* the quantum being simulated: [now, q_end) */
     uint64_t now, start_cycle, end_cycle;
     uint64_t next_cta, total_ctas;

@@ -102,6 +102,7 @@ gs_tsim *gs_tsim_create(const gs_tconfig *cfg, char *err, uint32_t errlen) {
               gs_l2_init(&ts->l2, c, &ts->dram, &ts->st) || gs_rec_init(&ts->rec, c->gpu_num_sms) ||
               !(ts->pool = gs_pool_create(nt));
     gs_icnt_init(&ts->icnt, c);
+    ts->light_quanta = ts->pool && !gs_pool_spins(ts->pool);
     for (uint32_t s = 0; s < c->gpu_num_sms && !bad; s++) {
         gs_tsm *sm = &ts->sms[s];
         sm->id = (int)s;
@@ -381,7 +382,9 @@ static int sm_phase(gs_tsim *ts, uint32_t s, gs_worker *wk, uint32_t next) {
         if (sm->next_event <= now) sm->next_event = now + 1;
     }
     /* its own part of the memory phase before the shared one, here on its thread (gs_tsim_mem_sm) */
-    sm->pre = ts->split && sm->pend.count && !sm->pend.oom && !sm->atomq.oom ? gs_tmem_pre(ts, sm) : 0;
+    int may = ts->split && sm->pend.count && !sm->pend.oom && !sm->atomq.oom;
+    sm->pre = may ? gs_tmem_pre(ts, sm) : 0;
+    if (may && !sm->pre) wk->split_refused++;     /* (gs_tsim_split_refused) */
     atomic_store_explicit(&sm->phase_done, ts->quantum, memory_order_release);
     return 0;
 }
@@ -449,11 +452,14 @@ static void run_all(gs_tsim *ts) {
 }
 
 /* Below GS_PAR_MIN_ISSUED + GS_PAR_PER_SM x (the SMs it visits) warp instructions in the last quantum, the
- * next one runs on the calling thread alone: waking the team and moving the SMs' state between host cores
- * would cost more than its work. The cost grows with the SMs visited, the work with the instructions: sparse
- * phases over all SMs (global-atomic histograms, kernel tails) stay on one thread below ~300 instructions,
- * a launch of 8 CTAs goes to the team from ~48 (a flat 128 left resnet18_b1's 8-CTA launches 10-20 % slower
- * at two threads; 32 alone, the histograms 10-30 %). Only speed depends on it. */
+ * next one runs on the calling thread alone when the team sleeps between quanta (it outnumbers the cores it may
+ * run on: gs_pool_spins): waking it costs more than such a quantum's work. The cost grows with the SMs visited, the
+ * work with the instructions: sparse phases over all SMs (global-atomic histograms, kernel tails) stay on one thread
+ * below ~300 instructions, a launch of 8 CTAs goes to the team from ~48. A team that spins (the usual case, since
+ * session 9) runs every quantum: it takes one within a few hundred host cycles, and a quantum on the calling thread
+ * alone would move the other threads' SMs (warps, scoreboards, L1) to its core and back. Session 13 measured that
+ * on resnet18_b1 at two threads: 1.87-1.91 s with light quanta against 1.79-1.83 s without (the histograms, mlp_b128
+ * and lenet5 the same in both). Only speed depends on it. */
 #define GS_PAR_MIN_ISSUED 32
 #define GS_PAR_PER_SM 2
 
@@ -480,7 +486,8 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         ts->mem_next = next;
         ts->mem_atomics = 0;
         gs_tsim_active_sms(ts);
-        int light = ts->nthreads > 1 && ts->mem_issued < GS_PAR_MIN_ISSUED + GS_PAR_PER_SM * (uint64_t)ts->nact;
+        int light = ts->nthreads > 1 && ts->light_quanta &&
+                    ts->mem_issued < GS_PAR_MIN_ISSUED + GS_PAR_PER_SM * (uint64_t)ts->nact;
         ts->split = !light && ts->nthreads > 1 && ts->rec.opts.level < 2;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
             gs_worker *wk = &ts->wk[k];
@@ -560,6 +567,11 @@ uint32_t gs_tsim_threads(gs_tsim *ts) { return ts->nthreads; }
 uint64_t gs_tsim_split_phases(gs_tsim *ts) {
     uint64_t n = 0;
     for (uint32_t k = 0; k < ts->nthreads; k++) n += ts->wk[k].split_phases;
+    return n;
+}
+uint64_t gs_tsim_split_refused(gs_tsim *ts) {
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < ts->nthreads; k++) n += ts->wk[k].split_refused;
     return n;
 }
 

@@ -522,6 +522,7 @@ void gs_tsim_get_stats(gs_tsim *ts, gs_tstats *out);
 uint64_t gs_tsim_cycle(gs_tsim *ts);
 uint32_t gs_tsim_threads(gs_tsim *ts);       /* the threads it simulates with (sim.threads resolved) */
 uint64_t gs_tsim_split_phases(gs_tsim *ts);  /* SM memory phases that ran split in three (diagnostic: tsim.c mem_after) */
+uint64_t gs_tsim_split_refused(gs_tsim *ts); /* ... and those of a split quantum kept whole (more read misses than MSHRs, ...) */
 uint64_t gs_pool_stack_bytes(void);          /* the stack size of a simulation thread (pool.h) */
 uint64_t gs_pool_stack_peak(void);           /* the deepest stack use of any simulation thread that ended */
 /* Contract: sets the launched kernel's cycle and warp-instruction caps (0: none), as desc.max_cycles and
