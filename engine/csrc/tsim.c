@@ -452,16 +452,19 @@ static void run_all(gs_tsim *ts) {
 }
 
 /* Below GS_PAR_MIN_ISSUED + GS_PAR_PER_SM x (the SMs it visits) warp instructions in the last quantum, the
- * next one runs on the calling thread alone when the team sleeps between quanta (it outnumbers the cores it may
- * run on: gs_pool_spins): waking it costs more than such a quantum's work. The cost grows with the SMs visited, the
- * work with the instructions: sparse phases over all SMs (global-atomic histograms, kernel tails) stay on one thread
- * below ~300 instructions, a launch of 8 CTAs goes to the team from ~48. A team that spins (the usual case, since
- * session 9) runs every quantum: it takes one within a few hundred host cycles, and a quantum on the calling thread
- * alone would move the other threads' SMs (warps, scoreboards, L1) to its core and back. Session 13 measured that
- * on resnet18_b1 at two threads: 1.87-1.91 s with light quanta against 1.79-1.83 s without (the histograms, mlp_b128
- * and lenet5 the same in both). Only speed depends on it. */
+ * next one runs on the calling thread alone ("light") when the team sleeps between quanta (it outnumbers the cores
+ * it may run on: gs_pool_spins), or when it visits at most GS_PAR_FEW_SMS SMs: waking the team, or making all of
+ * it take part, costs more than such a quantum's work (the cost grows with the SMs visited, the work with the
+ * instructions: a quantum that visits the 8 SMs of an 8-CTA launch goes to the team from 48). A spinning team (the
+ * usual case, since session 9)
+ * runs every other quantum since session 13: it takes one within a few hundred host cycles, and a quantum on the
+ * calling thread alone moves the other threads' SMs (warps, scoreboards, L1) to its core and back. Measured in
+ * session 13 (docs/scaling.md): resnet18_b1 at two threads 1.87-1.91 s with every such quantum light, 1.79-1.85 s
+ * without; the global-atomic histograms at 16 threads on the device host lost up to 30 % with no light quanta at
+ * all (their quanta visit 1.8 SMs on average), which GS_PAR_FEW_SMS keeps. Only speed depends on it. */
 #define GS_PAR_MIN_ISSUED 32
 #define GS_PAR_PER_SM 2
+#define GS_PAR_FEW_SMS 2
 
 int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
     if (!ts->launched) return gs_tsim_launch_fault(out, "no kernel launched", 0);
@@ -486,7 +489,7 @@ int gs_tsim_run(gs_tsim *ts, uint64_t budget, gs_fault *out) {
         ts->mem_next = next;
         ts->mem_atomics = 0;
         gs_tsim_active_sms(ts);
-        int light = ts->nthreads > 1 && ts->light_quanta &&
+        int light = ts->nthreads > 1 && (ts->light_quanta || ts->nact <= GS_PAR_FEW_SMS) &&
                     ts->mem_issued < GS_PAR_MIN_ISSUED + GS_PAR_PER_SM * (uint64_t)ts->nact;
         ts->split = !light && ts->nthreads > 1 && ts->rec.opts.level < 2;
         for (uint32_t k = 0; k < ts->nthreads; k++) {
