@@ -105,7 +105,7 @@ def _summarize_file(path: str, size: int, mtime_ns: int) -> dict:
         return summarize(_Shallow(_manifest_only(Path(path))))
     except (KeyError, TypeError, ValueError, IndexError, OSError, tarfile.TarError, zipfile.BadZipFile,
             NotImplementedError):   # (a zip version zipfile does not read)
-        with open_bundle(path) as b:                   # malformed: the full reader names what is wrong
+        with open_bundle(path, cache=False) as b:      # malformed: the full reader names what is wrong
             return summarize(b)
 
 

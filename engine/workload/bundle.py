@@ -27,6 +27,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from . import unpacked
+
 FORMAT = "gpu-workload/1"
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -286,8 +288,11 @@ def bf16_bits_to_f32(b: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- opening
-def open_bundle(path: str | Path, limits: Limits = Limits()) -> Bundle:
-    """Open a bundle folder (holding manifest.json) or archive; raises BundleError on anything malformed."""
+def open_bundle(path: str | Path, limits: Limits = Limits(), cache: bool = True) -> Bundle:
+    """Open a bundle folder (holding manifest.json) or archive; raises BundleError on anything malformed.
+    An archive is unpacked once into the disk cache of unpacked archives (unpacked.py) and read from there on
+    later opens, unless `cache` is false, the cache is off, or limits.check is set (an upload's check, with its
+    deadline: unpacked each time, into a temporary folder removed on close)."""
     src = Path(path)
     if not src.exists():
         raise BundleError(str(src), "no such file or folder")
@@ -297,24 +302,40 @@ def open_bundle(path: str | Path, limits: Limits = Limits()) -> Bundle:
     if not low.endswith(ARCHIVE_SUFFIXES):
         raise BundleError(str(src), f"not a bundle: expected a folder with manifest.json or one of "
                                     f"{', '.join(ARCHIVE_SUFFIXES)}")
+    if cache and limits.check is None and unpacked.enabled():
+        try:
+            key = unpacked.key_of(src, limits.max_members, limits.max_bytes)
+            dest = unpacked.lookup(key) or unpacked.store(key, lambda d: _unpack(src, d, limits))
+        except OSError:
+            pass                                    # the cache cannot be used here: unpack into a temporary folder
+        else:
+            return _from_folder(_archive_root(src, dest), src, None, limits)
     tmp = tempfile.TemporaryDirectory(prefix="simtscope-bundle-")
     try:
         dest = Path(tmp.name)
-        if low.endswith(".zip"):
-            _unzip(src, dest, limits)
-        else:
-            _untar(src, dest, limits)
-        tops = [p for p in dest.iterdir()]
-        if (dest / "manifest.json").is_file():
-            root = dest
-        elif len(tops) == 1 and tops[0].is_dir() and (tops[0] / "manifest.json").is_file():
-            root = tops[0]
-        else:
-            raise BundleError(str(src), "the archive must hold one folder with manifest.json at its root")
-        return _from_folder(root, src, tmp, limits)
+        _unpack(src, dest, limits)
+        return _from_folder(_archive_root(src, dest), src, tmp, limits)
     except BaseException:
         tmp.cleanup()
         raise
+
+
+def _unpack(src: Path, dest: Path, limits: Limits) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    if src.name.lower().endswith(".zip"):
+        _unzip(src, dest, limits)
+    else:
+        _untar(src, dest, limits)
+
+
+def _archive_root(src: Path, dest: Path) -> Path:
+    """the folder of an unpacked archive that holds manifest.json: its top, or its one folder"""
+    if (dest / "manifest.json").is_file():
+        return dest
+    tops = list(dest.iterdir())
+    if len(tops) == 1 and tops[0].is_dir() and (tops[0] / "manifest.json").is_file():
+        return tops[0]
+    raise BundleError(str(src), "the archive must hold one folder with manifest.json at its root")
 
 
 def _from_folder(root: Path, src: Path, tmp, limits: Limits) -> Bundle:

@@ -135,7 +135,7 @@ def rewrite_manifest(path: Path, update) -> None:
         mp.write_text(json.dumps(update(json.loads(mp.read_text())), indent=1) + "\n")
         return
     with tempfile.TemporaryDirectory() as tmp:
-        with open_bundle(path) as b:
+        with open_bundle(path, cache=False) as b:                # (its own temporary folder: b._tmp)
             top = b.root.name if b.root.name != Path(b._tmp.name).name else b.name
             dest = Path(tmp) / top
             shutil.copytree(b.root, dest)
