@@ -27,7 +27,7 @@ from pathlib import Path
 import zstandard
 
 from .buildinfo import engine_digest
-from .sass.cache import cache_root
+from .cachedir import cache_root
 
 FORMAT = 1
 MAGIC = b"simtscope-ir\0"

@@ -14,7 +14,7 @@ PACKAGES = ("engine", "webapp", "simtscope")
 LAYERS = {
     "binding": ("engine._ffi", "engine._engine", "engine.build_ffi"),
     "recording": ("engine.recording", "engine.enums"),
-    "ir": ("engine.ptx", "engine.sass"),
+    "ir": ("engine.ptx", "engine.sass", "engine.cachedir"),
     "engine": ("engine",),
     "workloads": ("engine.workload", "engine.traces"),
     "store": ("webapp.store",),

@@ -12,17 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..cachedir import cache_root
+
 FORMAT = 4
-
-
-def cache_root() -> Path:
-    """The folder of simtscope's disk caches: $SIMTSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/simtscope, else
-    ~/.cache/simtscope (this one's sass/, engine/ircache.py's ir/)."""
-    base = os.environ.get("SIMTSCOPE_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "simtscope"
 
 
 def cache_dir() -> Path:

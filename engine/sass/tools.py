@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .cache import cache_root, read_json, write_json
+from ..cachedir import cache_root
+from .cache import read_json, write_json
 
 # folders of the pip wheels that hold the binaries, under the `nvidia` namespace package
 _PIP_BIN_DIRS = ("cu13/bin", "cu12/bin", "cuda_nvcc/bin", "cuda_nvdisasm/bin")

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..sass.cache import cache_root
+from ..cachedir import cache_root
 
 FORMAT = 1
 MAX_BYTES = 2 << 30         # the folder's size past which the least recently used entries go
