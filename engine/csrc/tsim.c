@@ -456,12 +456,12 @@ static void run_all(gs_tsim *ts) {
  * it may run on: gs_pool_spins), or when it visits at most GS_PAR_FEW_SMS SMs: waking the team, or making all of
  * it take part, costs more than such a quantum's work (the cost grows with the SMs visited, the work with the
  * instructions: a quantum that visits the 8 SMs of an 8-CTA launch goes to the team from 48). A spinning team (the
- * usual case, since session 9)
- * runs every other quantum since session 13: it takes one within a few hundred host cycles, and a quantum on the
- * calling thread alone moves the other threads' SMs (warps, scoreboards, L1) to its core and back. Measured in
- * session 13 (docs/scaling.md): resnet18_b1 at two threads 1.87-1.91 s with every such quantum light, 1.79-1.85 s
- * without; the global-atomic histograms at 16 threads on the device host lost up to 30 % with no light quanta at
- * all (their quanta visit 1.8 SMs on average), which GS_PAR_FEW_SMS keeps. Only speed depends on it. */
+ * usual case, since session 9) runs every other quantum since session 13: it takes one within a few hundred host
+ * cycles, and a quantum on the calling thread alone moves the other threads' SMs (warps, scoreboards, L1) to its
+ * core and back. Measured in session 13 (docs/scaling.md): resnet18_b1 at two threads 1.80-1.91 s with every such
+ * quantum light, 1.76-1.85 s without; the global-atomic histograms at 16 threads on the device host lost up to 30 %
+ * with no light quanta at all (their quanta visit 1.8 SMs on average), which GS_PAR_FEW_SMS keeps. Only speed
+ * depends on it. */
 #define GS_PAR_MIN_ISSUED 32
 #define GS_PAR_PER_SM 2
 #define GS_PAR_FEW_SMS 2
