@@ -123,3 +123,29 @@ def test_prune_removes_the_least_recently_used_entries_but_not_recent_ones(cache
     entry("a", 7200, 1000)
     unpacked.prune(max_bytes=10_000, keep_s=3600)                  # under the size: nothing goes
     assert sorted(d.name for d in cache.iterdir()) == ["a", "recent"]
+
+
+def _open_and_digest(args):
+    import hashlib
+    import os as _os
+    cache_dir, path = args
+    _os.environ["SIMTSCOPE_CACHE_DIR"] = cache_dir
+    from engine.workload.bundle import open_bundle as ob
+    with ob(path) as b:
+        h = hashlib.sha256()
+        for k in sorted(b.buffers):
+            h.update(b.buffer_bytes(k) or b"")
+        return str(b.root), h.hexdigest()
+
+
+def test_processes_opening_one_new_archive_at_once_share_one_entry(cache):
+    """Several processes opening the same new archive at about the same time (a sweep's first points; whether their
+    unpacking overlaps depends on the machine, test_two_writers_of_one_key_keep_one_entry forces it): every one opens
+    it, with the same contents, and one entry is left, without temporary folders."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        got = pool.map(_open_and_digest, [(str(cache.parent), str(EXAMPLE))] * 4)
+    assert len({digest for _, digest in got}) == 1
+    assert len({root for root, _ in got}) == 1
+    assert [d.name for d in cache.iterdir()] == [Path(got[0][0]).relative_to(cache).parts[0]]
