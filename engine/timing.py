@@ -297,18 +297,11 @@ class TimingSim:
         """A module's PTX lowered as this simulator's launches time it (the order, the unrolled loops and the
         SASS costs that sass_mode would give it on its first launch), without a device: any thread may run
         it while another simulates. adopt() binds the result; a Program (timing.sass = off) binds as it is."""
-        cfg = self.config["timing.sass"]
+        off = self.config["timing.sass"] == "off"
         order, unroll = ORDERS[self.config["timing.sass_order"]], int(self.config["timing.sass_unroll"])
-        key = None
-        if ircache.enabled():               # (the disk cache of lowered modules: the next run loads it)
-            key = _ir_key(source, filename, cfg == "off", order, unroll)
-            hit = ircache.load(key)
-            if hit is not None:
-                return hit
-        lowered = ptx_load(source, filename) if cfg == "off" else _lower_for_sass(source, filename, order, unroll)
-        if key is not None:
-            ircache.store(key, lowered)
-        return lowered
+        if not ircache.enabled():
+            return ptx_load(source, filename) if off else _lower_for_sass(source, filename, order, unroll)
+        return _lowered_cached(source, filename, off, order, unroll)
 
     def adopt(self, device: Device, prepared):
         """The Module of a prepare_ptx() result, bound on `device` (its globals allocated now), as sass_mode
@@ -474,11 +467,17 @@ def _adopt(module, low: SassLowered) -> dict:
     return low.state
 
 
-def _ir_key(source: str, filename: str, off: bool, order: str, unroll: int) -> str:
-    """the disk cache's key of a module lowered with timing.sass off or not, in `order`, with `unroll`, by the
-    SASS tools found now"""
+def _lowered_cached(source: str, filename: str, off: bool, order: str, unroll: int):
+    """The module's PTX lowered with timing.sass off (a Program) or not (SassLowered, in `order`, with `unroll`),
+    from the disk cache of lowered modules when it holds it, else lowered now and stored there. Its key covers the
+    SASS tools found now (engine/ircache.py)."""
     tools = sass.find_tools() if not off else None
-    return ircache.key_of(source, filename, (off, order, unroll, tools.key if tools else None))
+    key = ircache.key_of(source, filename, (off, order, unroll, tools.key if tools else None))
+    lowered = ircache.load(key)
+    if lowered is None:
+        lowered = ptx_load(source, filename) if off else _lower_for_sass(source, filename, order, unroll)
+        ircache.store(key, lowered)
+    return lowered
 
 
 def _sass_state_of(module, order: str, unroll: int) -> dict:
@@ -487,13 +486,7 @@ def _sass_state_of(module, order: str, unroll: int) -> dict:
     same key, so a case's launch loads what a bundle's would (a lowering is 30-100 ms a module; loading ~1 ms)."""
     if not (ircache.enabled() and module.scheduled and module.order == "latency" and order != "latency"):
         return _attach_sass(module, order, unroll)
-    source = module.program.source
-    key = _ir_key(source, module.filename, False, order, unroll)
-    low = ircache.load(key)
-    if low is None:
-        low = _lower_for_sass(source, module.filename, order, unroll)
-        ircache.store(key, low)
-    return _adopt(module, low)
+    return _adopt(module, _lowered_cached(module.program.source, module.filename, False, order, unroll))
 
 
 def _attach_sass(module, order: str = "latency", unroll: int = 0) -> dict:
