@@ -14,6 +14,8 @@ served as device request speed4b's script (docs/performance.md).
 import argparse, hashlib, json, os, statistics, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
+from engine_build import engine_build_of
+
 CHILD = r"""
 import hashlib, json, os, sys, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -76,6 +78,8 @@ def main():
     tasks = [(r, n, ws[(j + r) % len(ws)]) for r in range(a.repeat) for n in order for j in range(len(ws))]
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {len(tasks)} launches, {a.jobs} at a time, cap {a.cap:,}; "
           f"{roots}", flush=True)
+    for k, root in roots.items():
+        print(f"engine build, {k}: {engine_build_of(root)}", flush=True)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(a.jobs) as ex:
         futs = [(t, ex.submit(child, roots[t[2]], t[1], a.cap)) for t in tasks]

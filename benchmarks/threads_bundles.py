@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine_build import engine_build_of
+
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = "resnet18_b1_224_fp16,resnet18_b16_224_fp16,gpt2_small_t256_fp16,bert_base_b4_t128_fp16,lenet5_b64_fp32"
 
@@ -186,6 +188,8 @@ def main(argv=None) -> int:
             rows.append((name, r, " ".join(f"{min(walls[r, t]):7.2f} {med[t]:7.2f}" for t in threads),
                          " ".join(f"{med[threads[0]] / med[t]:5.2f}x" for t in threads[1:]),
                          " ".join(f"{pmed[t]:6.2f}" for t in threads), same))
+    for r, root in roots.items():
+        print(f"engine build, {r}: {engine_build_of(root)}")
     head = " ".join(f"{'T' + str(t) + ' best':>7s} {'median':>7s}" for t in threads)
     phead = " ".join(f"{'proc T' + str(t):>6s}" for t in threads)
     print(f"{'bundle':26s} {'tree':5s} {head}  {'ratio (T' + str(threads[0]) + ' median / median)':>12s}  {phead}  "

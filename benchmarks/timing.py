@@ -39,6 +39,8 @@ import sys
 import time
 from pathlib import Path
 
+from engine_build import engine_build_of
+
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -129,6 +131,7 @@ def compare_baseline(a, names, counts):
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
           f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}"
           + (f"; this checkout with {a.set}" if a.set else ""))
+    print(f"engine builds: this checkout {engine_build_of(here)}; baseline {engine_build_of(base)}")
     head = f"{'case':28s} {'warp insts':>12s}"
     for t in counts:
         head += f" {f'{t}T base M/s':>12s} {f'{t}T new M/s':>11s} {'new/base':>8s}"
@@ -181,7 +184,8 @@ def suite_jobs(a, suite, names, counts):
                 est[c["name"]] = min(c["warp_insts"], a.max_insts or c["warp_insts"]) / c["sim_rate_warp_insts_per_s"]
     tasks = sorted(((n, t) for n in names for t in counts), key=lambda nt: -est.get(nt[0], 0.0) / nt[1] ** 0.5)
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
-          f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts")
+          f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts; "
+          f"engine build: {engine_build_of(here)}")
     t0 = time.perf_counter()
     with ThreadPoolExecutor(a.jobs) as ex:
         futs = {nt: ex.submit(run_child, here, nt[0], a.config, nt[1], a.max_insts, a.set) for nt in tasks}
@@ -262,7 +266,8 @@ def main(argv=None):
         if t != counts[0]:
             head += f" {f'{t}T/{counts[0]}T':>7s}"
     head += "  same stats" + (f" {'func M/s':>9s}" if a.functional else "")
-    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}")
+    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+          f"engine build: {engine_build_of(Path(__file__).resolve().parent.parent)}")
     print(head)
     base_rates, ratios = [], {}
     for name in names:

@@ -39,6 +39,12 @@ if _pgo.startswith("gen:"):
 elif _pgo.startswith("use:"):
     CFLAGS += ["-fprofile-use=" + _pgo[4:], "-fprofile-partial-training", "-Wno-missing-profile"]
 
+# How this build was made, compiled into the library (gs_build_desc): speed measurements depend on it, so the
+# benchmarks print it beside their numbers (the profile-guided build is ~10 % faster: docs/performance.md).
+BUILD_DESC = ", ".join([
+    {"gen": "profile-instrumented", "use": "profile-guided"}.get(_pgo.split(":")[0], "plain"),
+    "portable x86-64" if not ARCH else "-march=native", "-O3"])
+
 ffibuilder = FFI()
 ffibuilder.cdef(cdef_source())
 ffibuilder.set_source(
@@ -47,7 +53,8 @@ ffibuilder.set_source(
     sources=sorted(_rel(p) for p in (HERE / "csrc").glob("*.c")),
     include_dirs=[_rel(HERE / "include"), _rel(HERE / "csrc")],
     depends=sorted(_rel(p) for p in list((HERE / "include").glob("*.h")) + list((HERE / "csrc").glob("*.h"))),
-    extra_compile_args=CFLAGS + ["-Wall", "-Wextra", "-Wno-unused-parameter", "-D_GNU_SOURCE"],
+    extra_compile_args=CFLAGS + ["-Wall", "-Wextra", "-Wno-unused-parameter", "-D_GNU_SOURCE",
+                                 f'-DGS_BUILD_DESC="{BUILD_DESC}"'],
     extra_link_args=CFLAGS,
     libraries=["m"],
 )

@@ -46,6 +46,12 @@ class TimingResult:
         return self.stats["warp_insts"]
 
 
+def engine_build() -> str:
+    """how the loaded C engine was compiled, e.g. "profile-guided, -march=native, -O3" (engine/build_ffi.py):
+    the benchmarks print it, since the profile-guided build that scripts/setup.sh makes is ~10 % faster"""
+    return ffi.string(lib.gs_build_desc()).decode()
+
+
 def stats_dict(st, clock_mhz: float, warp_slots: int = 0) -> dict:
     """GPGPU-Sim-style statistics from a gs_tstats. warp_slots: SMs x warps per SM (for gpu_occupancy)."""
     cyc = int(st.cycles)

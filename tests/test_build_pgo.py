@@ -39,3 +39,29 @@ def test_skip_only_for_the_same_sources_and_an_engine_not_rebuilt_since(tmp_path
     assert m.sources_digest() != d
     os.utime(so, (m.STAMP.stat().st_mtime + 10,) * 2)             # a plain build after the profiled one
     assert not m.up_to_date(d)
+
+
+BUILD_FFI = Path(__file__).resolve().parent.parent / "engine" / "build_ffi.py"
+
+
+def build_desc_with(monkeypatch, profile: str, portable: bool) -> str:
+    """BUILD_DESC as engine/build_ffi.py computes it in an environment with these settings"""
+    monkeypatch.setenv("SIMTSCOPE_PGO_PROFILE", profile)
+    if portable:
+        monkeypatch.setenv("SIMTSCOPE_PORTABLE", "1")
+    else:
+        monkeypatch.delenv("SIMTSCOPE_PORTABLE", raising=False)
+    spec = importlib.util.spec_from_file_location("build_ffi_under_test", BUILD_FFI)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.BUILD_DESC
+
+
+def test_the_build_description_says_how_the_engine_was_compiled(monkeypatch):
+    assert build_desc_with(monkeypatch, "", False) == "plain, -march=native, -O3"
+    assert build_desc_with(monkeypatch, "use:/tmp/p", False) == "profile-guided, -march=native, -O3"
+    assert build_desc_with(monkeypatch, "gen:/tmp/p", True) == "profile-instrumented, portable x86-64, -O3"
+    # the loaded library carries one of them (compiled in by the -DGS_BUILD_DESC that build_ffi.py passes)
+    from engine.timing import engine_build
+    kind, target, opt = engine_build().split(", ")
+    assert kind in ("plain", "profile-guided") and target in ("-march=native", "portable x86-64") and opt == "-O3"

@@ -29,6 +29,11 @@ static const char *const OP_NAMES[GS_OP__COUNT] = {
 
 const char *gs_op_name(int op) { return (op >= 0 && op < GS_OP__COUNT) ? OP_NAMES[op] : "?"; }
 
+#ifndef GS_BUILD_DESC
+#define GS_BUILD_DESC "unknown"          /* (built by something other than engine/build_ffi.py) */
+#endif
+const char *gs_build_desc(void) { return GS_BUILD_DESC; }
+
 static gs_handler bind(const gs_xinst *x) {
     static gs_handler (*const binders[])(const gs_xinst *) = {
         gs_bind_ctrl, gs_bind_move, gs_bind_int, gs_bind_bits, gs_bind_float, gs_bind_half,

@@ -305,6 +305,9 @@ int gs_inst_supported(const gs_ir_inst *inst, const gs_ir_opnd *opnds);
 int32_t gs_ir_check(const gs_ir_inst *insts, uint32_t ninsts, const gs_ir_opnd *opnds, uint32_t nopnds,
                     const gs_ir_func *funcs, uint32_t nfuncs, char *err, uint32_t errlen);
 const char *gs_op_name(int op);
+/* how the library was compiled: "plain", "profile-guided" or "profile-instrumented", then the target and
+ * optimisation level (engine/build_ffi.py), e.g. "profile-guided, -march=native, -O3" */
+const char *gs_build_desc(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Launches and the functional run: execute warps, one instruction at a time.
