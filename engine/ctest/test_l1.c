@@ -239,12 +239,15 @@ static void test_coalesce_lanes_match_scan(void) {
                 bw[i][sec] |= (uint32_t)((hi - lo >= 32 ? 0xffffffffull : ((1ull << (hi - lo)) - 1)) << lo);
             }
         }
-        gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), size, 7, 5, 0);
-        bad = co.nl != nl;
-        for (uint32_t i = 0; i < nl && !bad; i++)
-            bad = co.lines[i] != lines[i] || co.masks[i] != masks[i] || memcmp(co.lane_ops[i], ops[i], 8) ||
-                  memcmp(co.bytes_w[i], bw[i], sizeof bw[i]);
-        if (bad) printf("coalesce: round %d (size %u, kind %u) differs from the scan\n", round, size, kind);
+        for (int atomic = 0; atomic < 2 && !bad; atomic++) {   /* (atomics: their own path, same answer) */
+            gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), size, 7, 5, atomic);
+            bad = co.nl != nl;
+            for (uint32_t i = 0; i < nl && !bad; i++)
+                bad = co.lines[i] != lines[i] || co.masks[i] != masks[i] || memcmp(co.lane_ops[i], ops[i], 8) ||
+                      memcmp(co.bytes_w[i], bw[i], sizeof bw[i]);
+            if (bad) printf("coalesce: round %d (size %u, kind %u, atomic %d) differs from the scan\n", round, size,
+                            kind, atomic);
+        }
     }
     CHECK(!bad);
 }
@@ -258,11 +261,12 @@ static void test_coalesce_atomics_match_count(void) {
     for (int round = 0; round < 3000 && !bad; round++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         uint32_t mask = round % 3 ? (uint32_t)(x >> 16) : 0xffffffffu, bins = 1 + (uint32_t)(x % 96);
+        uint32_t size = round % 2 ? 8 : 4;                 /* 32- and 64-bit atomics */
         for (int l = 0; l < 32; l++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            a[l] = 0x10000 + 4 * ((x >> 20) % bins);
+            a[l] = 0x10000 + size * ((x >> 20) % bins);
         }
-        gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), 4, 7, 5, 1);
+        gs_coalesce(&co, a, mask, NULL, (uint32_t)__builtin_popcount(mask), size, 7, 5, 1);
         for (int l = 0; l < 32 && !bad; l++) {
             if (!((mask >> l) & 1)) continue;
             uint32_t want = 0, i = 0, sec = (uint32_t)((a[l] & 127) >> 5);
