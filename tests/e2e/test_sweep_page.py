@@ -40,6 +40,11 @@ def test_start_a_sweep_from_the_page_watch_it_grow_open_and_compare(page, server
     assert ("done", "2/2") in seen, seen
     assert ("running", "1/2") in seen, f"never saw a partly done sweep: {seen}"
     shot(page, "done")
+    # the chart's legend keys its one line by workload, without uPlot's live readout (the table has the values)
+    legend = page.locator("#sweep-chart .u-legend .u-series")
+    expect(legend).to_have_count(1)
+    expect(legend).to_have_text("relu_4M")
+    assert page.locator("#sweep-chart .u-legend .u-value").count() == 0
 
     sweep_id = parse_qs(urlparse(page.url).query)["sweep"][0]
     sw = server.get(f"/api/sweeps/{sweep_id}")

@@ -1,6 +1,6 @@
 // The sweep chart (uPlot): a metric against one swept key, one line per workload (and per combination of
 // the other keys' values). Points appear as the sweep stores them. Clicking near a point calls onPick(point).
-import { escapeHtml, num } from '../lib/format.js';
+import { num } from '../lib/format.js';
 
 const PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000'];
 
@@ -56,6 +56,8 @@ export class SweepChart {
         ...d.groups.map((g, i) => ({ label: g.label, stroke: PALETTE[i % PALETTE.length], width: 2,
           points: { show: true, size: 8, fill: PALETTE[i % PALETTE.length] }, spanGaps: true }))],
       cursor: { focus: { prox: 24 } },
+      // a key of the lines (colour, workload) under the chart; the values are in the table, so no live readout
+      legend: { live: false },
     };
     this.plot = new globalThis.uPlot(opts, cols, this.root);
     this.plot.over.addEventListener('click', (e) => this._click(e));
@@ -90,5 +92,4 @@ export class SweepChart {
     return null;
   }
 
-  legendHtml() { return this.data ? this.data.groups.map((g) => escapeHtml(g.label)).join(', ') : ''; }
 }
