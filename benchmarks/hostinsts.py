@@ -9,6 +9,7 @@ the misses of valgrind's simulated L1 data and instruction caches (32 KiB each).
 every run of the same build, so a 1 % change is visible; what they do not show is the cost of a miss in the
 last-level cache or in memory (the simulated last level is this host's L3 as one direct-mapped cache), which
 is where a memory-bound launch spends much of its time: use it beside benchmarks/timing.py, not instead.
+valgrind does not run AVX-512 code, so on a host that has it count portable builds (SIMTSCOPE_PORTABLE=1).
 
 Per case, this checkout (with --set overrides) and, with --baseline, the built checkout in DIR (without
 them): warp instructions, sim cycles, Ir, Ir per warp instruction, D1 and I1 misses, and the ratios. Each
@@ -25,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from engine_build import engine_build_of
 
 CHILD = r"""
 import json, os, sys
@@ -55,7 +58,12 @@ def count(root: Path, name: str, overrides: list[str]) -> dict:
                               f"--callgrind-out-file={tmp}/cg.out", sys.executable, "-c", CHILD, str(root), name,
                               json.dumps(overrides)], capture_output=True, text=True, check=False)
     if out.returncode:
-        raise SystemExit(f"{name} in {root}: {out.stderr.strip()[-2000:]}")
+        hint = ""
+        if "SIGILL" in out.stderr or "unhandled instruction" in out.stderr:
+            hint = (f"\n(valgrind cannot run this build's instructions: the engine in {root} is "
+                    f"'{engine_build_of(root)}'; build it with SIMTSCOPE_PORTABLE=1 python setup.py build_ext "
+                    "--inplace --force to count it)")
+        raise SystemExit(f"{name} in {root}: {out.stderr.strip()[-2000:]}{hint}")
     m = re.search(r"Collected : ([\d ]+)", out.stderr)
     if not m:
         raise SystemExit(f"{name} in {root}: no callgrind totals in valgrind's output")
