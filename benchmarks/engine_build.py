@@ -1,5 +1,5 @@
 """How a checkout's C engine was compiled, for the benchmarks' headers: the profile-guided build that
-scripts/setup.sh makes is ~10 % faster than a plain `setup.py build_ext` (docs/performance.md), so a speed
+scripts/setup.sh makes is ~9 % faster than a plain `setup.py build_ext` (docs/performance.md), so a speed
 measured without saying which build it was cannot be compared with another.
 
     from engine_build import engine_build_of

@@ -40,7 +40,7 @@ elif _pgo.startswith("use:"):
     CFLAGS += ["-fprofile-use=" + _pgo[4:], "-fprofile-partial-training", "-Wno-missing-profile"]
 
 # How this build was made, compiled into the library (gs_build_desc): speed measurements depend on it, so the
-# benchmarks print it beside their numbers (the profile-guided build is ~10 % faster: docs/performance.md).
+# benchmarks print it beside their numbers (the profile-guided build is ~9 % faster: docs/performance.md).
 BUILD_DESC = ", ".join([
     {"gen": "profile-instrumented", "use": "profile-guided"}.get(_pgo.split(":")[0], "plain"),
     "portable x86-64" if not ARCH else "-march=native", "-O3"])

@@ -48,7 +48,7 @@ class TimingResult:
 
 def engine_build() -> str:
     """how the loaded C engine was compiled, e.g. "profile-guided, -march=native, -O3" (engine/build_ffi.py):
-    the benchmarks print it, since the profile-guided build that scripts/setup.sh makes is ~10 % faster"""
+    the benchmarks print it, since the profile-guided build that scripts/setup.sh makes is ~9 % faster"""
     return ffi.string(lib.gs_build_desc()).decode()
 
 
