@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.cases import load_suite  # noqa: E402
 from engine.device import Device  # noqa: E402
 from engine.runner import prepare  # noqa: E402
-from engine.timing import TimingSim  # noqa: E402
+from engine.timing import TimingSim, engine_build  # noqa: E402
 
 GOAL_MEDIAN, GOAL_MIN, GOAL_RATIO = 3e6, 2e6, 1.7
 DEFAULT = "sgemm_tiled16_512,sgemm_rb64_1024,hgemm_wmma_tiled_512,saxpy_16M,softmax_4096x128"
@@ -131,7 +131,7 @@ def compare_baseline(a, names, counts):
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
           f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}"
           + (f"; this checkout with {a.set}" if a.set else ""))
-    print(f"engine builds: this checkout {engine_build_of(here)}; baseline {engine_build_of(base)}")
+    print(f"engine builds: this checkout {engine_build()}; baseline {engine_build_of(base)}")
     head = f"{'case':28s} {'warp insts':>12s}"
     for t in counts:
         head += f" {f'{t}T base M/s':>12s} {f'{t}T new M/s':>11s} {'new/base':>8s}"
@@ -185,7 +185,7 @@ def suite_jobs(a, suite, names, counts):
     tasks = sorted(((n, t) for n in names for t in counts), key=lambda nt: -est.get(nt[0], 0.0) / nt[1] ** 0.5)
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
           f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts; "
-          f"engine build: {engine_build_of(here)}")
+          f"engine build: {engine_build()}")
     t0 = time.perf_counter()
     with ThreadPoolExecutor(a.jobs) as ex:
         futs = {nt: ex.submit(run_child, here, nt[0], a.config, nt[1], a.max_insts, a.set) for nt in tasks}
@@ -267,7 +267,7 @@ def main(argv=None):
             head += f" {f'{t}T/{counts[0]}T':>7s}"
     head += "  same stats" + (f" {'func M/s':>9s}" if a.functional else "")
     print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
-          f"engine build: {engine_build_of(Path(__file__).resolve().parent.parent)}")
+          f"engine build: {engine_build()}")
     print(head)
     base_rates, ratios = [], {}
     for name in names:
