@@ -8,12 +8,14 @@ reported unchecked, not failed). By default the suite is the project's own copy 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from .config import _show
 from .resources import data_path
 
 DEFAULT_CASES = data_path("validation") / "cases.json"
@@ -235,6 +237,17 @@ class Case:
         return ok, errs
 
 
+class SuiteError(ValueError):
+    """A cases file that cannot be read, a case it does not have, or a name pattern that matches none of its cases."""
+
+    def __str__(self) -> str:                  # (UnknownCase is a KeyError too, whose str() would quote the message)
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownCase(SuiteError, KeyError):
+    """suite[name] for a name the suite does not have (a KeyError as well, as a mapping's lookup is)."""
+
+
 @dataclass
 class Suite:
     path: Path
@@ -245,19 +258,39 @@ class Suite:
         for c in self.cases:
             if c.name == name:
                 return c
-        raise KeyError(f"no case named {name!r} in {self.path}")
+        raise UnknownCase(f"no case named {_show(name)} in {self.path}")
 
     def names(self) -> list[str]:
         return [c.name for c in self.cases]
+
+    def select(self, only: str | None, label: str | None = None) -> list[Case]:
+        """The cases named by `only` (comma-separated names, `*` matching any run of characters), in the suite's
+        order; all of them when `only` is empty. A pattern that matches no case is a SuiteError naming it and the
+        suite (`label`, default its path): a mistyped name must not select nothing and pass."""
+        pats = [p.strip() for p in (only or "").split(",") if p.strip()]
+        if not pats:
+            return list(self.cases)
+        rxs = [re.compile(re.escape(p).replace(r"\*", ".*")) for p in pats]
+        for p, rx in zip(pats, rxs):
+            if not any(rx.fullmatch(c.name) for c in self.cases):
+                raise SuiteError(f"--only {_show(p)}: no case of {label or self.path} matches")
+        return [c for c in self.cases if any(rx.fullmatch(c.name) for rx in rxs)]
 
 
 def load_suite(path: str | Path | None = None) -> Suite:
     p = Path(path) if path else DEFAULT_CASES
     if p.is_dir():
         p = p / "cases.json"
-    data = json.loads(p.read_text())
-    fmt = data.get("format", "")
+    try:
+        data = json.loads(p.read_text())
+    except OSError as e:
+        raise SuiteError(f"cases file {p}: cannot read it ({e.strerror or e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SuiteError(f"cases file {p}: not JSON ({e})") from None
+    fmt = data.get("format", "") if isinstance(data, dict) else ""
     if not str(fmt).startswith("gpu-validation-suite/"):
-        raise ValueError(f"{p}: not a gpu-validation-suite file (format {fmt!r})")
+        raise SuiteError(f"{p}: not a gpu-validation-suite file (format {_show(fmt)})")
+    if not isinstance(data.get("cases"), list):
+        raise SuiteError(f"{p}: its \"cases\" is not a list")
     root = (p.parent / data.get("paths_relative_to", ".")).resolve()
     return Suite(p, data, [Case(c, root) for c in data["cases"]])

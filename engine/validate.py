@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from pathlib import Path
 
@@ -125,8 +124,7 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
     hw_file = Path(hw_path) if hw_path else DEFAULT_HW
     hw_all = json.loads(hw_file.read_text())["cases"] if hw_file.is_file() else {}
     sim = TimingSim(config, overrides=overrides or [])    # a bad configuration fails here, once
-    cases = [c for c in suite.cases if not only or any(re.fullmatch(p.replace("*", ".*"), c.name)
-                                                        for p in only.split(","))]
+    cases = suite.select(only)
     out(f"timing:   {timing_mode_line(sim)}")
     out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
         f"{'SASS sim':>11s} {'SASS hw':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} "

@@ -87,6 +87,15 @@ def cmd_run(a) -> int:
     from engine.device import Device
     from engine.runner import run_case
 
+    if not (a.timing or a.launches or a.trace):         # a functional run: no timing model to configure
+        given = [f for f, v in (("--config", a.config), ("--set", a.set or None), ("--threads", a.threads))
+                 if v is not None]
+        if given:
+            verb = "configures" if len(given) == 1 else "configure"
+            print(f"simtscope run: error: {' and '.join(given)} {verb} the timing model, which a run without --timing "
+                  "does not use: add --timing", file=sys.stderr)
+            return 2
+    a.config = a.config or "h200"
     if a.workload:
         from engine.workload.commands import cmd_run_workload
         return cmd_run_workload(a)
@@ -204,7 +213,7 @@ def cmd_validate(a) -> int:
         res = validate(a.cases, a.hw, a.config, a.set, a.only, json_path=a.json, plot_path=a.plot, jobs=a.jobs)
         return 0 if res["summary"]["failed"] == 0 else 1
     suite = load_suite(a.cases)
-    cases = [c for c in suite.cases if not a.only or any(re.fullmatch(p.replace("*", ".*"), c.name) for p in a.only.split(","))]
+    cases = suite.select(a.only)
     rows = []
     t0 = time.perf_counter()
     print(f"{'case':34s} {'result':9s} {'warp insts':>13s} {'wall s':>8s} {'M inst/s':>9s}  error")
@@ -271,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cap on simulated cycles (timing; 0: none); with --workload or --trace both caps cover "
                         "the whole run, and a run past one stops with the reason (exit status 2)")
     r.add_argument("--timing", action="store_true", help="simulate cycles with the timing model")
-    r.add_argument("--config", default="h200", help="GPU config name or TOML path (timing)")
+    r.add_argument("--config", help="GPU config name or TOML path (timing; default h200)")
     r.add_argument("--set", action="append", default=[], help="override a config value: l2.size_kib=30720")
     r.add_argument("--workload", help="a gpu-workload/1 bundle (folder, .zip or .tar.xz): all launches in order")
     r.add_argument("--launches", help="workload launches to time, e.g. 3,7-9 (the others run functionally); "
@@ -327,7 +336,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    return args.fn(args)
+    from engine.cases import SuiteError
+    from engine.config import ConfigError
+    try:
+        return args.fn(args)
+    except (ConfigError, SuiteError) as e:
+        # what was typed is wrong (a configuration, an override, a case name or pattern, a cases file): one line
+        # that names it, as argparse's own errors are, not a traceback
+        print(f"simtscope {args.cmd}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

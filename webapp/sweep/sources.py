@@ -14,13 +14,12 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.cases import Case, load_suite
+from engine.cases import Case, SuiteError, load_suite
 
-from .spec import SweepError, Workload, show
+from .spec import SweepError, Workload
 
 
 def _digest(*parts: bytes) -> str:
@@ -35,17 +34,11 @@ def _digest(*parts: bytes) -> str:
 def case_workloads(cases_file: str | Path | None, only: str | None = None) -> list[Workload]:
     """The cases of a cases.json (all, or those named by --only: comma-separated names, * wildcards)."""
     try:
-        suite = load_suite(cases_file)
-    except (OSError, ValueError) as e:
+        cases = load_suite(cases_file).select(only, label=str(cases_file) if cases_file else "the validation suite")
+    except SuiteError as e:                           # the file unreadable, or a pattern matching no case: it says which
+        raise SweepError(str(e)) from None
+    except (OSError, ValueError) as e:                # a malformed case in it
         raise SweepError(f"--cases {cases_file}: {e}") from None
-    cases = suite.cases
-    if only:
-        pats = [p.strip() for p in only.split(",") if p.strip()]
-        for p in pats:
-            rx = re.compile(re.escape(p).replace(r"\*", ".*"))
-            if not any(rx.fullmatch(c.name) for c in cases):
-                raise SweepError(f"--only {show(p)}: no case of {cases_file or 'the validation suite'} matches")
-        cases = [c for c in cases if any(re.fullmatch(re.escape(p).replace(r"\*", ".*"), c.name) for p in pats)]
     out = []
     for c in cases:
         try:

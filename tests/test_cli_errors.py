@@ -1,0 +1,76 @@
+"""Mistyped command lines get one line that names what is wrong (exit status 2), never a traceback: an unknown
+case, a --only pattern that matches nothing, a cases file that cannot be read, a bad configuration or override,
+and timing options on a run that has no timing model."""
+import pytest
+
+from engine.cases import SuiteError, UnknownCase, load_suite
+from simtscope.cli import main
+
+
+def _fails(capsys, argv, *expected):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    for text in expected:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+def test_an_unknown_case_is_named(capsys):
+    line = _fails(capsys, ["run", "--case", "saxpy_1m", "--timing"], "simtscope run: error: no case named 'saxpy_1m'")
+    assert "cases.json" in line
+
+
+def test_a_bad_override_or_configuration_is_named(capsys):
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--set", "l2.size_kib=-1"],
+           "simtscope run: error:", "l2.size_kib = -1 KiB is outside [64,")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--set", "l2.sise_kib=1"], "unknown key 'l2.sise_kib'")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--set", "l2.size_kib"], "expected key=value")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--config", "h300"], "no configuration 'h300'", "h200")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--threads", "5000"], "sim.threads = 5000", "[0, 1024]")
+    _fails(capsys, ["validate", "--only", "saxpy_1M", "--config", "h300"], "simtscope validate: error:",
+           "no configuration 'h300'")
+
+
+def test_a_cases_file_that_cannot_be_read_is_named(capsys, tmp_path):
+    missing = tmp_path / "none.json"
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--cases", str(missing)],
+           f"cases file {missing}: cannot read it (No such file or directory)")
+    broken = tmp_path / "cases.json"
+    broken.write_text('{"format": "gpu-validation-suite/1", "cases": [')
+    _fails(capsys, ["validate", "--functional", "--cases", str(broken)], f"cases file {broken}: not JSON")
+    other = tmp_path / "other.json"
+    other.write_text('{"format": "gpu-workload/1"}')
+    _fails(capsys, ["validate", "--cases", str(other)], f"{other}: not a gpu-validation-suite file (format 'gpu-workload/1')")
+    nolist = tmp_path / "nolist.json"
+    nolist.write_text('{"format": "gpu-validation-suite/1", "cases": {}}')
+    _fails(capsys, ["validate", "--functional", "--cases", str(nolist)], 'its "cases" is not a list')
+
+
+def test_only_patterns_that_match_nothing_fail_instead_of_passing_zero_cases(capsys):
+    _fails(capsys, ["validate", "--only", "saxpy_1M,sgemm_tiled_256"],
+           "simtscope validate: error: --only 'sgemm_tiled_256': no case of", "matches")
+    _fails(capsys, ["validate", "--functional", "--only", "nothing*"], "--only 'nothing*': no case of")
+
+
+def test_timing_options_on_a_functional_run_are_refused(capsys):
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--set", "l2.size_kib=30720"],
+           "simtscope run: error: --set configures the timing model", "add --timing")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--threads", "0", "--config", "h200"],
+           "--config and --threads configure the timing model")
+
+
+def test_suite_select_matches_names_and_wildcards_in_suite_order():
+    suite = load_suite()
+    names = [c.name for c in suite.select("sgemm_tiled16_512,saxpy_1M")]
+    assert names == [n for n in suite.names() if n in ("sgemm_tiled16_512", "saxpy_1M")]   # the suite's order
+    assert [c.name for c in suite.select(" sgemm_tiled16_* ")] == [n for n in suite.names() if n.startswith("sgemm_tiled16_")]
+    assert [c.name for c in suite.select(None)] == suite.names() == [c.name for c in suite.select(" , ")]
+    with pytest.raises(SuiteError, match=r"--only 'saxpy.1M': no case of my suite matches"):
+        suite.select("saxpy.1M", label="my suite")       # '.' is a character, not a regular expression
+    with pytest.raises(KeyError):                        # a lookup's error is still a KeyError
+        suite["nope"]
+    with pytest.raises(UnknownCase, match=r"^no case named 'nope' in "):
+        suite["nope"]
