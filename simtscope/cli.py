@@ -33,14 +33,22 @@ def _dim3(s: str) -> tuple[int, int, int]:
     return tuple(parts + [1] * (3 - len(parts)))
 
 
-def _threads(s: str) -> int:
-    try:
-        n = int(s)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0: the cores available), got {s!r}")
-    return n
+def _whole(lo: int, hi: int | None = None, note: str = ""):
+    """an argparse type: a whole number in [lo, hi] (hi None: no upper end), else argparse's one-line error"""
+    def parse(s: str) -> int:
+        try:
+            n = int(s)
+        except ValueError:
+            n = None
+        if n is None or n < lo or (hi is not None and n > hi):
+            want = f"a whole number >= {lo}" if hi is None else f"a whole number from {lo} to {hi}"
+            raise argparse.ArgumentTypeError(f"expected {want}{note}, got {s[:80]!r}")
+        return n
+    return parse
+
+
+_threads = _whole(0, note=" (0: the cores available)")
+_count = _whole(0)
 
 
 _ARG_RE = re.compile(r"^(?P<t>[a-z]\d+)(\[(?P<n>\d+)\])?=(?P<v>.*)$")
@@ -272,11 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--kernel", help="kernel (.entry) name")
     r.add_argument("--grid", type=_dim3)
     r.add_argument("--block", type=_dim3)
-    r.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
+    r.add_argument("--shared", type=_count, default=0, help="dynamic shared memory bytes")
     r.add_argument("--arg", type=parse_arg, action="append",
                    help="kernel argument in order: i32=5, f32=0.5, f32[N]=uniform:-1:1 (buffers are printed)")
-    r.add_argument("--max-insts", type=int, default=0, help="cap on warp instructions (0: none)")
-    r.add_argument("--max-cycles", type=int, default=0,
+    r.add_argument("--max-insts", type=_count, default=0, help="cap on warp instructions (0: none)")
+    r.add_argument("--max-cycles", type=_count, default=0,
                    help="cap on simulated cycles (timing; 0: none); with --workload or --trace both caps cover "
                         "the whole run, and a run past one stops with the reason (exit status 2)")
     r.add_argument("--timing", action="store_true", help="simulate cycles with the timing model")
@@ -305,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--config", default="h200")
     v.add_argument("--set", action="append", default=[])
     v.add_argument("--plot", help="correlation scatter PNG (timing validation)")
-    v.add_argument("--jobs", type=int, default=1, help="simulate this many cases at once (processes)")
+    v.add_argument("--jobs", type=_whole(1), default=1, help="simulate this many cases at once (processes)")
     v.add_argument("--workloads", nargs="*", help="validate workload bundles (paths, or folders of bundles; "
                                                   "none: the project's workloads/) instead of cases")
     v.add_argument("--traces", nargs="+", help="Accel-Sim trace directories (or folders of them): run each, "
@@ -327,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve", help="start the web explorer")
     s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=5000)
+    s.add_argument("--port", type=_whole(1, 65535), default=5000)
     s.add_argument("--data", help="folder for the run store (default: ./instance)")
     s.add_argument("--no-demo", action="store_true", help="do not queue the demo runs on first start")
     s.set_defaults(fn=cmd_serve)
@@ -338,11 +346,12 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from engine.cases import SuiteError
     from engine.config import ConfigError
+    from engine.errors import SimError
     try:
         return args.fn(args)
-    except (ConfigError, SuiteError) as e:
-        # what was typed is wrong (a configuration, an override, a case name or pattern, a cases file): one line
-        # that names it, as argparse's own errors are, not a traceback
+    except (ConfigError, SuiteError, SimError) as e:
+        # what was typed is wrong (a configuration, an override, a case name or pattern, a cases file, a launch's
+        # limits) or the simulation refused it: one line that names it, as argparse's own errors are, not a traceback
         print(f"simtscope {args.cmd}: error: {e}", file=sys.stderr)
         return 2
 

@@ -74,3 +74,26 @@ def test_suite_select_matches_names_and_wildcards_in_suite_order():
         suite["nope"]
     with pytest.raises(UnknownCase, match=r"^no case named 'nope' in "):
         suite["nope"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["serve", "--port", "99999"], "argument --port: expected a whole number from 1 to 65535, got '99999'"),
+    (["serve", "--port", "0"], "argument --port: expected a whole number from 1 to 65535, got '0'"),
+    (["validate", "--jobs", "0"], "argument --jobs: expected a whole number >= 1, got '0'"),
+    (["run", "--case", "saxpy_1M", "--timing", "--max-cycles", "-1"], "argument --max-cycles: expected a whole number >= 0"),
+    (["run", "--case", "saxpy_1M", "--timing", "--max-insts", "1e6"], "argument --max-insts: expected a whole number >= 0, got '1e6'"),
+    (["run", "--ptx", "k.ptx", "--shared", "-4"], "argument --shared: expected a whole number >= 0, got '-4'"),
+    (["run", "--case", "saxpy_1M", "--timing", "--threads", "two"], "expected a whole number >= 0 (0: the cores available), got 'two'"),
+])
+def test_numbers_out_of_range_are_refused_by_the_parser(capsys, argv, message):
+    # (a port of 99999 used to start the explorer on a port it could not bind, and wait; a negative --jobs ran one job)
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_launch_the_engine_refuses_is_one_line(capsys):
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--max-insts", str(2 ** 70)],
+           "simtscope run: error: max_warp_insts = 1180591620717411303424 is out of range")
