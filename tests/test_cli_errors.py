@@ -97,3 +97,12 @@ def test_numbers_out_of_range_are_refused_by_the_parser(capsys, argv, message):
 def test_a_launch_the_engine_refuses_is_one_line(capsys):
     _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--max-insts", str(2 ** 70)],
            "simtscope run: error: max_warp_insts = 1180591620717411303424 is out of range")
+
+
+def test_a_run_store_folder_that_cannot_be_made_is_named(capsys, tmp_path):
+    afile = tmp_path / "store"
+    afile.write_text("not a folder")
+    _fails(capsys, ["serve", "--data", str(afile)],
+           f"simtscope serve: --data {afile}: cannot keep the run store there (it is a file, not a folder)")
+    _fails(capsys, ["serve", "--data", str(afile / "runs")], f"--data {afile / 'runs'}: cannot keep the run store there")
+    assert afile.read_text() == "not a folder"
