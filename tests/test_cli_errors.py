@@ -43,7 +43,8 @@ def test_a_cases_file_that_cannot_be_read_is_named(capsys, tmp_path):
     _fails(capsys, ["validate", "--functional", "--cases", str(broken)], f"cases file {broken}: not JSON")
     other = tmp_path / "other.json"
     other.write_text('{"format": "gpu-workload/1"}')
-    _fails(capsys, ["validate", "--cases", str(other)], f"{other}: not a gpu-validation-suite file (format 'gpu-workload/1')")
+    _fails(capsys, ["validate", "--cases", str(other)],
+           f"{other}: not a gpu-validation-suite file (format 'gpu-workload/1')")
     nolist = tmp_path / "nolist.json"
     nolist.write_text('{"format": "gpu-validation-suite/1", "cases": {}}')
     _fails(capsys, ["validate", "--functional", "--cases", str(nolist)], 'its "cases" is not a list')
@@ -66,7 +67,8 @@ def test_suite_select_matches_names_and_wildcards_in_suite_order():
     suite = load_suite()
     names = [c.name for c in suite.select("sgemm_tiled16_512,saxpy_1M")]
     assert names == [n for n in suite.names() if n in ("sgemm_tiled16_512", "saxpy_1M")]   # the suite's order
-    assert [c.name for c in suite.select(" sgemm_tiled16_* ")] == [n for n in suite.names() if n.startswith("sgemm_tiled16_")]
+    tiled = [n for n in suite.names() if n.startswith("sgemm_tiled16_")]
+    assert [c.name for c in suite.select(" sgemm_tiled16_* ")] == tiled
     assert [c.name for c in suite.select(None)] == suite.names() == [c.name for c in suite.select(" , ")]
     with pytest.raises(SuiteError, match=r"--only 'saxpy.1M': no case of my suite matches"):
         suite.select("saxpy.1M", label="my suite")       # '.' is a character, not a regular expression
@@ -80,10 +82,13 @@ def test_suite_select_matches_names_and_wildcards_in_suite_order():
     (["serve", "--port", "99999"], "argument --port: expected a whole number from 1 to 65535, got '99999'"),
     (["serve", "--port", "0"], "argument --port: expected a whole number from 1 to 65535, got '0'"),
     (["validate", "--jobs", "0"], "argument --jobs: expected a whole number >= 1, got '0'"),
-    (["run", "--case", "saxpy_1M", "--timing", "--max-cycles", "-1"], "argument --max-cycles: expected a whole number >= 0"),
-    (["run", "--case", "saxpy_1M", "--timing", "--max-insts", "1e6"], "argument --max-insts: expected a whole number >= 0, got '1e6'"),
+    (["run", "--case", "saxpy_1M", "--timing", "--max-cycles", "-1"],
+     "argument --max-cycles: expected a whole number >= 0"),
+    (["run", "--case", "saxpy_1M", "--timing", "--max-insts", "1e6"],
+     "argument --max-insts: expected a whole number >= 0, got '1e6'"),
     (["run", "--ptx", "k.ptx", "--shared", "-4"], "argument --shared: expected a whole number >= 0, got '-4'"),
-    (["run", "--case", "saxpy_1M", "--timing", "--threads", "two"], "expected a whole number >= 0 (0: the cores available), got 'two'"),
+    (["run", "--case", "saxpy_1M", "--timing", "--threads", "two"],
+     "expected a whole number >= 0 (0: the cores available), got 'two'"),
 ])
 def test_numbers_out_of_range_are_refused_by_the_parser(capsys, argv, message):
     # (a port of 99999 used to start the explorer on a port it could not bind, and wait; a negative --jobs ran one job)
@@ -104,5 +109,6 @@ def test_a_run_store_folder_that_cannot_be_made_is_named(capsys, tmp_path):
     afile.write_text("not a folder")
     _fails(capsys, ["serve", "--data", str(afile)],
            f"simtscope serve: --data {afile}: cannot keep the run store there (it is a file, not a folder)")
-    _fails(capsys, ["serve", "--data", str(afile / "runs")], f"--data {afile / 'runs'}: cannot keep the run store there")
+    _fails(capsys, ["serve", "--data", str(afile / "runs")],
+           f"--data {afile / 'runs'}: cannot keep the run store there")
     assert afile.read_text() == "not a folder"

@@ -35,7 +35,7 @@ def case_workloads(cases_file: str | Path | None, only: str | None = None) -> li
     """The cases of a cases.json (all, or those named by --only: comma-separated names, * wildcards)."""
     try:
         cases = load_suite(cases_file).select(only, label=str(cases_file) if cases_file else "the validation suite")
-    except SuiteError as e:                           # the file unreadable, or a pattern matching no case: it says which
+    except SuiteError as e:                 # the file unreadable, or a pattern that matches no case: it says which
         raise SweepError(str(e)) from None
     except (OSError, ValueError) as e:                # a malformed case in it
         raise SweepError(f"--cases {cases_file}: {e}") from None

@@ -18,18 +18,34 @@ def load_builder(spec: str):
     if not mod or not fn:
         raise SystemExit(f"--model {spec!r}: expected module:function or file.py:function")
     if mod.endswith(".py"):
+        if not Path(mod).is_file():
+            raise SystemExit(f"--model {spec!r}: no file {mod}")
         s = importlib.util.spec_from_file_location(Path(mod).stem, mod)
         m = importlib.util.module_from_spec(s)
         sys.modules[s.name] = m
-        s.loader.exec_module(m)
+        s.loader.exec_module(m)                 # (an error inside the model's own code keeps its traceback)
     else:
-        m = importlib.import_module(mod)
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name is None or not (mod == e.name or mod.startswith(e.name + ".")):
+                raise                           # the module exists and one of its own imports is missing
+            raise SystemExit(f"--model {spec!r}: no module named {e.name!r} "
+                             "(a file needs its path: file.py:function)") from None
     if not hasattr(m, fn):
         raise SystemExit(f"--model {spec!r}: {mod} has no {fn}")
     return getattr(m, fn)
 
 
 def cmd_capture(a) -> int:
+    try:
+        have_torch = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        have_torch = False
+    if not have_torch:
+        print("simtscope capture: error: capturing runs the model with PyTorch on a CUDA GPU, and torch is not "
+              "installed here", file=sys.stderr)
+        return 2
     from .torch_capture import CaptureError, capture, parse_inductor
     name = a.name or a.model.rpartition(":")[2]
     out = a.out or f"{name}.tar.xz"
