@@ -7,6 +7,7 @@ SIMTSCOPE_CONFIG_LISTER name another simulator factory / config lister (module:f
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
@@ -44,10 +45,10 @@ def serve(args) -> int:
     cfg["DATA_DIR"] = str(Path(data).resolve()) if data else str(Path.cwd() / "instance")
     try:                                    # the run store's folder: made here, so that a bad one is one line
         if Path(cfg["DATA_DIR"]).exists() and not Path(cfg["DATA_DIR"]).is_dir():
-            raise NotADirectoryError(20, "it is a file, not a folder")
+            raise NotADirectoryError(errno.ENOTDIR, "it is a file, not a folder")
         Path(cfg["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
         if not os.access(cfg["DATA_DIR"], os.W_OK | os.X_OK):
-            raise PermissionError(f"[Errno 13] Permission denied: {cfg['DATA_DIR']!r}")
+            raise PermissionError(errno.EACCES, "this user cannot write there")
     except OSError as e:
         what = f"--data {data}" if data else f"the default run store {cfg['DATA_DIR']}"
         print(f"simtscope serve: {what}: cannot keep the run store there ({e.strerror or e})", file=sys.stderr)
