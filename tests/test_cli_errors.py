@@ -112,3 +112,12 @@ def test_a_run_store_folder_that_cannot_be_made_is_named(capsys, tmp_path):
     _fails(capsys, ["serve", "--data", str(afile / "runs")],
            f"--data {afile / 'runs'}: cannot keep the run store there")
     assert afile.read_text() == "not a folder"
+
+
+def test_a_port_in_use_is_named_before_any_demo_run_is_queued(capsys, tmp_path):
+    import socket
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        _fails(capsys, ["serve", "--port", str(port), "--data", str(tmp_path)],
+               f"simtscope serve: cannot listen on 127.0.0.1:{port}: Address already in use")
+    assert list(tmp_path.iterdir()) == []          # no run store made, no demo run queued

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -53,6 +54,13 @@ def serve(args) -> int:
         what = f"--data {data}" if data else f"the default run store {cfg['DATA_DIR']}"
         print(f"simtscope serve: {what}: cannot keep the run store there ({e.strerror or e})", file=sys.stderr)
         return 2
+    host, port = args.host, int(args.port)
+    try:                                    # the address first: a port in use must not leave demo runs queued behind it
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as e:
+        print(f"simtscope serve: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr)
+        return 2
     for env, key in (("SIMTSCOPE_SIM_FACTORY", "SIM_FACTORY"), ("SIMTSCOPE_CONFIG_LISTER", "CONFIG_LISTER")):
         if os.environ.get(env):
             cfg[key] = os.environ[env]
@@ -61,7 +69,6 @@ def serve(args) -> int:
         made = queue_demos(app)
         if made:
             print(f"queued {len(made)} demo run(s): they simulate in the background", flush=True)
-    host, port = args.host, int(args.port)
     print(f"simtscope explorer: http://{host}:{port}/   (run store: {app.config['DATA_DIR']})", flush=True)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
