@@ -56,6 +56,15 @@ _ARG_RE = re.compile(r"^(?P<t>[a-z]\d+)(\[(?P<n>\d+)\])?=(?P<v>.*)$")
 
 def parse_arg(spec: str):
     """`i32=5`, `f32=0.75`, `u64=7`, or a buffer `f32[N]=zeros|iota|const:V|uniform:LO:HI[:SEED]|int:LO:HI[:SEED]`."""
+    try:
+        return _parse_arg(spec)
+    except (ValueError, IndexError):            # a number that is not one, or an init missing its fields
+        raise argparse.ArgumentTypeError(
+            f"bad --arg {spec[:80]!r}: expected TYPE=NUMBER (i32=5, f32=0.75) or TYPE[N]=INIT with INIT one of zeros, "
+            "iota, const:V, uniform:LO:HI[:SEED], int:LO:HI[:SEED]") from None
+
+
+def _parse_arg(spec: str):
     m = _ARG_RE.match(spec)
     if not m:
         raise argparse.ArgumentTypeError(f"bad --arg {spec!r}: expected TYPE=VALUE or TYPE[N]=INIT")
@@ -77,7 +86,8 @@ def parse_arg(spec: str):
     elif parts[0] == "int":
         a.update(init="random_int", lo=int(parts[1]), hi=int(parts[2]), seed=int(parts[3]) if len(parts) > 3 else 1)
     else:
-        raise argparse.ArgumentTypeError(f"bad buffer init {v!r}")
+        raise argparse.ArgumentTypeError(f"bad --arg {spec[:80]!r}: unknown buffer init {parts[0][:40]!r} "
+                                         "(zeros, iota, const:V, uniform:LO:HI[:SEED], int:LO:HI[:SEED])")
     return a
 
 
@@ -134,7 +144,8 @@ def cmd_run(a) -> int:
         mod = dev.load_ptx(Path(a.ptx))
         kernel = mod.kernel(a.kernel)
     except (errors.PTXError, KeyError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e     # (a KeyError's str() quotes its message)
+        print(f"simtscope run: error: {msg}", file=sys.stderr)
         return 2
     args, bufs = [], []
     for i, spec in enumerate(a.arg or []):

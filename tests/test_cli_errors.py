@@ -1,6 +1,8 @@
 """Mistyped command lines get one line that names what is wrong (exit status 2), never a traceback: an unknown
 case, a --only pattern that matches nothing, a cases file that cannot be read, a bad configuration or override,
 and timing options on a run that has no timing model."""
+from pathlib import Path
+
 import pytest
 
 from engine.cases import SuiteError, UnknownCase, load_suite
@@ -121,3 +123,24 @@ def test_a_port_in_use_is_named_before_any_demo_run_is_queued(capsys, tmp_path):
         _fails(capsys, ["serve", "--port", str(port), "--data", str(tmp_path)],
                f"simtscope serve: cannot listen on 127.0.0.1:{port}: Address already in use")
     assert list(tmp_path.iterdir()) == []          # no run store made, no demo run queued
+
+
+@pytest.mark.parametrize("arg, message", [
+    ("f32=abc", "bad --arg 'f32=abc': expected TYPE=NUMBER"),
+    ("f32[10]=const", "bad --arg 'f32[10]=const': expected TYPE=NUMBER"),          # (an IndexError escaped before)
+    ("f32[10]=uniform:0", "bad --arg 'f32[10]=uniform:0': expected TYPE=NUMBER"),
+    ("f32[10]=weird", "unknown buffer init 'weird' (zeros, iota,"),
+])
+def test_kernel_arguments_that_do_not_parse_are_named(capsys, arg, message):
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--ptx", "k.ptx", "--kernel", "k", "--grid", "1", "--block", "32", "--arg", arg])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_kernel_the_module_does_not_have_is_named_without_quotes(capsys):
+    ptx = str(Path(__file__).resolve().parent.parent / "validation" / "ptx" / "elementwise.sm90.ptx")
+    line = _fails(capsys, ["run", "--ptx", ptx, "--kernel", "nope", "--grid", "1", "--block", "32"],
+                  "simtscope run: error: no kernel 'nope' in ", "(kernels: gelu_fast, gelu_tanh, relu)")
+    assert not line.endswith('"')
