@@ -221,6 +221,10 @@ def cmd_validate(a) -> int:
                 if a.workloads is not None else "a trace has no outputs to check")
         print(f"error: validate --functional checks the suite's outputs only, not {what}; {hint}", file=sys.stderr)
         return 2
+    if a.hw and not Path(a.hw).is_file():
+        print(f"simtscope validate: error: --hw {a.hw}: no such file (the hardware results to compare with)",
+              file=sys.stderr)
+        return 2
     if a.workloads is not None:
         from engine.workload.commands import cmd_validate_workloads
         return cmd_validate_workloads(a)
@@ -353,8 +357,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _unwritable(path: str) -> str | None:
+    """Why a result file cannot be written at `path`, as far as a check before the run can tell (None: it can):
+    a run must not end by losing its results to a typo in the output path."""
+    p = Path(path)
+    if p.is_dir():
+        return "it is a folder"
+    parent = p.parent
+    if not parent.is_dir():
+        return f"no folder {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write in {parent}"
+    return None
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    for opt in ("json", "plot"):                    # result files, checked before hours of simulation, not after
+        path = getattr(args, opt, None)
+        why = _unwritable(path) if path else None
+        if why:
+            print(f"simtscope {args.cmd}: error: --{opt} {path}: {why}", file=sys.stderr)
+            return 2
     from engine.cases import SuiteError
     from engine.config import ConfigError
     from engine.errors import SimError

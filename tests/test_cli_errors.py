@@ -144,3 +144,15 @@ def test_a_kernel_the_module_does_not_have_is_named_without_quotes(capsys):
     line = _fails(capsys, ["run", "--ptx", ptx, "--kernel", "nope", "--grid", "1", "--block", "32"],
                   "simtscope run: error: no kernel 'nope' in ", "(kernels: gelu_fast, gelu_tanh, relu)")
     assert not line.endswith('"')
+
+
+def test_result_files_that_cannot_be_written_are_refused_before_the_run(capsys, tmp_path):
+    # (the path used to fail in json.dump / savefig after the whole run, losing its results)
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--timing", "--json", str(tmp_path / "no" / "r.json")],
+           f"simtscope run: error: --json {tmp_path / 'no' / 'r.json'}: no folder {tmp_path / 'no'}")
+    _fails(capsys, ["validate", "--only", "saxpy_1M", "--json", str(tmp_path)], f"--json {tmp_path}: it is a folder")
+    _fails(capsys, ["validate", "--only", "saxpy_1M", "--plot", str(tmp_path / "no" / "p.png")],
+           "simtscope validate: error: --plot", "no folder")
+    _fails(capsys, ["validate", "--only", "saxpy_1M", "--hw", str(tmp_path / "hw.json")],
+           f"--hw {tmp_path / 'hw.json'}: no such file")
+    assert list(tmp_path.iterdir()) == []
