@@ -371,13 +371,32 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def _unusable_folder(path: str) -> str | None:
+    """Why a results folder cannot be made or written at `path` (None: it can, as far as a check can tell)."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        return "it is a file, not a folder"
+    have = next(q for q in (p, *p.parents) if q.exists())      # the nearest folder that exists
+    if not have.is_dir():
+        return f"{have} is a file, not a folder"
+    if not os.access(have, os.W_OK | os.X_OK):
+        return f"cannot write in {have}"
+    return None
+
+
+# result files and folders, checked before hours of simulation, not after: (subcommand, option, file or folder)
+_OUTPUTS = (("run", "json", _unwritable), ("validate", "json", _unwritable), ("validate", "plot", _unwritable),
+            ("validate", "save_outputs", _unusable_folder), ("sweep", "json", _unwritable),
+            ("sweep", "out", _unusable_folder))
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    for opt in ("json", "plot"):                    # result files, checked before hours of simulation, not after
-        path = getattr(args, opt, None)
-        why = _unwritable(path) if path else None
+    for cmd, opt, check in _OUTPUTS:
+        path = getattr(args, opt, None) if args.cmd == cmd else None
+        why = check(path) if path else None
         if why:
-            print(f"simtscope {args.cmd}: error: --{opt} {path}: {why}", file=sys.stderr)
+            print(f"simtscope {args.cmd}: error: --{opt.replace('_', '-')} {path}: {why}", file=sys.stderr)
             return 2
     from engine.cases import SuiteError
     from engine.config import ConfigError

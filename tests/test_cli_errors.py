@@ -156,3 +156,13 @@ def test_result_files_that_cannot_be_written_are_refused_before_the_run(capsys, 
     _fails(capsys, ["validate", "--only", "saxpy_1M", "--hw", str(tmp_path / "hw.json")],
            f"--hw {tmp_path / 'hw.json'}: no such file")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_results_folders_that_are_files_are_refused_before_the_run(capsys, tmp_path):
+    afile = tmp_path / "results"
+    afile.write_text("a file")
+    _fails(capsys, ["validate", "--functional", "--only", "saxpy_1M", "--save-outputs", str(afile)],
+           f"simtscope validate: error: --save-outputs {afile}: it is a file, not a folder")
+    _fails(capsys, ["sweep", "--only", "saxpy_1M", "--set", "l2.size_kib=30720", "--out", str(afile / "sub")],
+           f"simtscope sweep: error: --out {afile / 'sub'}: {afile} is a file, not a folder")
+    assert afile.read_text() == "a file"
