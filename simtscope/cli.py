@@ -321,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="run every case of a suite and compare")
     v.add_argument("--functional", action="store_true", help="functional check only (outputs vs references)")
     v.add_argument("--cases", help="cases.json (default: the project's validation/cases.json)")
-    v.add_argument("--only", help="comma-separated name patterns (fnmatch-style *)")
+    v.add_argument("--only", help="comma-separated case names, * matching any run of characters; each must match")
     v.add_argument("--json", help="write results as JSON here")
     v.add_argument("--save-outputs", help="write every output buffer as DIR/<case>/<arg>.npy")
     v.add_argument("--hw", help="hardware results JSON (timing validation)")
