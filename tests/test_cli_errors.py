@@ -166,3 +166,15 @@ def test_results_folders_that_are_files_are_refused_before_the_run(capsys, tmp_p
     _fails(capsys, ["sweep", "--only", "saxpy_1M", "--set", "l2.size_kib=30720", "--out", str(afile / "sub")],
            f"simtscope sweep: error: --out {afile / 'sub'}: {afile} is a file, not a folder")
     assert afile.read_text() == "a file"
+
+
+def test_a_bundle_that_is_not_an_archive_is_one_line(tmp_path):
+    from engine.workload.bundle import BundleError, open_bundle
+    bad = tmp_path / "model.tar.xz"
+    bad.write_bytes(b"garbage, not an archive")
+    with pytest.raises(BundleError) as e:
+        open_bundle(bad)
+    msg = str(e.value)
+    assert "\n" not in msg          # (tarfile's message listed each compression it tried on a line of its own)
+    assert msg == f"{bad}: not a readable tar archive (file could not be opened successfully; a bundle is a .tar.xz, " \
+                  "a .zip or a folder)"

@@ -407,7 +407,10 @@ def _untar(src: Path, dest: Path, limits: Limits) -> None:
     try:
         tf = tarfile.open(src, "r:*")
     except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as e:
-        raise BundleError(str(src), f"not a readable tar archive ({e})") from None
+        # (tarfile's own message lists every compression it tried, one line each: the first line says it)
+        why = str(e).splitlines()[0].rstrip(":") if str(e) else type(e).__name__
+        raise BundleError(str(src), f"not a readable tar archive ({why}; a bundle is a .tar.xz, a .zip or a "
+                                    "folder)") from None
     with tf:
         n, total = 0, 0
         try:
