@@ -105,6 +105,14 @@ def cmd_run(a) -> int:
     from engine.device import Device
     from engine.runner import run_case
 
+    sources = [f for f, v in (("--workload", a.workload), ("--trace", a.trace), ("--case", a.case), ("--ptx", a.ptx))
+               if v]
+    if len(sources) > 1:                                 # (the first one used to win, the others silently ignored)
+        print(f"simtscope run: error: {' and '.join(sources)} each name what to run: give one of them", file=sys.stderr)
+        return 2
+    if a.launches and not a.workload:
+        print("simtscope run: error: --launches picks launches of a --workload bundle", file=sys.stderr)
+        return 2
     if not (a.timing or a.launches or a.trace):         # a functional run: no timing model to configure
         given = [f for f, v in (("--config", a.config), ("--set", a.set or None), ("--threads", a.threads))
                  if v is not None]

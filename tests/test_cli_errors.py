@@ -178,3 +178,10 @@ def test_a_bundle_that_is_not_an_archive_is_one_line(tmp_path):
     assert "\n" not in msg          # (tarfile's message listed each compression it tried on a line of its own)
     assert msg == f"{bad}: not a readable tar archive (file could not be opened successfully; a bundle is a .tar.xz, " \
                   "a .zip or a folder)"
+
+
+def test_two_things_to_run_or_launches_without_a_bundle_are_refused(capsys, tmp_path):
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--workload", str(tmp_path)],
+           "simtscope run: error: --workload and --case each name what to run: give one of them")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--launches", "0"],
+           "simtscope run: error: --launches picks launches of a --workload bundle")
