@@ -25,6 +25,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from engine.outpaths import file_problem, folder_problem  # noqa: E402
+
 
 def _dim3(s: str) -> tuple[int, int, int]:
     parts = [int(x) for x in s.split(",") if x.strip()]
@@ -365,37 +367,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _unwritable(path: str) -> str | None:
-    """Why a result file cannot be written at `path`, as far as a check before the run can tell (None: it can):
-    a run must not end by losing its results to a typo in the output path."""
-    p = Path(path)
-    if p.is_dir():
-        return "it is a folder"
-    parent = p.parent
-    if not parent.is_dir():
-        return f"no folder {parent}"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot write in {parent}"
-    return None
-
-
-def _unusable_folder(path: str) -> str | None:
-    """Why a results folder cannot be made or written at `path` (None: it can, as far as a check can tell)."""
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        return "it is a file, not a folder"
-    have = next(q for q in (p, *p.parents) if q.exists())      # the nearest folder that exists
-    if not have.is_dir():
-        return f"{have} is a file, not a folder"
-    if not os.access(have, os.W_OK | os.X_OK):
-        return f"cannot write in {have}"
-    return None
-
-
 # result files and folders, checked before hours of simulation, not after: (subcommand, option, file or folder)
-_OUTPUTS = (("run", "json", _unwritable), ("validate", "json", _unwritable), ("validate", "plot", _unwritable),
-            ("validate", "save_outputs", _unusable_folder), ("sweep", "json", _unwritable),
-            ("sweep", "out", _unusable_folder))
+_OUTPUTS = (("run", "json", file_problem), ("validate", "json", file_problem), ("validate", "plot", file_problem),
+            ("validate", "save_outputs", folder_problem), ("sweep", "json", file_problem),
+            ("sweep", "out", folder_problem))
 
 
 def main(argv=None) -> int:

@@ -7,12 +7,13 @@ SIMTSCOPE_CONFIG_LISTER name another simulator factory / config lister (module:f
 """
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import socket
 import sys
 from pathlib import Path
+
+from engine.outpaths import folder_problem
 
 DEMO_CONFIG = "h200"
 
@@ -44,15 +45,15 @@ def serve(args) -> int:
     cfg = {}
     data = getattr(args, "data", None)
     cfg["DATA_DIR"] = str(Path(data).resolve()) if data else str(Path.cwd() / "instance")
-    try:                                    # the run store's folder: made here, so that a bad one is one line
-        if Path(cfg["DATA_DIR"]).exists() and not Path(cfg["DATA_DIR"]).is_dir():
-            raise NotADirectoryError(errno.ENOTDIR, "it is a file, not a folder")
-        Path(cfg["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
-        if not os.access(cfg["DATA_DIR"], os.W_OK | os.X_OK):
-            raise PermissionError(errno.EACCES, "this user cannot write there")
-    except OSError as e:
+    why = folder_problem(cfg["DATA_DIR"])   # the run store's folder, made here, so that a bad one is one line
+    if why is None:
+        try:
+            Path(cfg["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            why = e.strerror or str(e)
+    if why:
         what = f"--data {data}" if data else f"the default run store {cfg['DATA_DIR']}"
-        print(f"simtscope serve: {what}: cannot keep the run store there ({e.strerror or e})", file=sys.stderr)
+        print(f"simtscope serve: {what}: cannot keep the run store there ({why})", file=sys.stderr)
         return 2
     host, port = args.host, int(args.port)
     try:                                    # the address first: a port in use must not leave demo runs queued behind it
