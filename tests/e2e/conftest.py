@@ -79,11 +79,27 @@ def wait_settled(page, condition: str = "true", arg=None, timeout: float = 60000
 
 
 def open_view(page, server, run_id: str, **params) -> None:
-    """Open a run's view with URL state and wait until the window data is drawn."""
+    """Open a run's view with URL state and wait until the window data is drawn. If it is not within the time
+    limit, the failure says what the page had (its timeline source, its console, a screenshot) instead of only
+    Playwright's timeout: a once-seen timeout under load (session 15) left nothing to go on."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     q = "&".join(f"{k}={v}" for k, v in {"run": run_id, **params}.items())
+    logs: list[str] = []
+    page.on("console", lambda m: logs.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: logs.append(f"pageerror: {e}"))
     page.goto(f"{server.url}/?{q}")
-    page.wait_for_function("() => window.__simtscope && window.__simtscope.timeline.src"
-                           " && window.__simtscope.timeline.src.groups.ctr !== undefined", timeout=60000)
+    try:
+        page.wait_for_function("() => window.__simtscope && window.__simtscope.timeline.src"
+                               " && window.__simtscope.timeline.src.groups.ctr !== undefined", timeout=60000)
+    except PlaywrightTimeout:
+        had = page.evaluate("() => { const s = window.__simtscope; if (!s) return 'no window.__simtscope';"
+                            " const src = s.timeline && s.timeline.src;"
+                            " return JSON.stringify({src: !!src, groups: src && src.groups ? Object.keys(src.groups) : null,"
+                            " state: s.state ? s.state.get() : null}); }")
+        shot = server.data_dir.parent / f"open_view-timeout-{run_id}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        raise AssertionError(f"the view of run {run_id} showed no window data within 60 s; the page had {had}; "
+                             f"its last console lines: {logs[-20:]}; screenshot: {shot}") from None
 
 
 def pytest_addoption(parser):
