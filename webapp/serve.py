@@ -77,6 +77,6 @@ def serve(args) -> int:
         socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, use_reloader=False, log_output=False,
                      request_handler=request_handler(app.config["REQUEST_IDLE_S"]))
     except OSError as e:
-        print(f"simtscope serve: cannot listen on {host}:{port}: {e}", file=sys.stderr)
+        print(f"simtscope serve: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr)
         return 2
     return 0
