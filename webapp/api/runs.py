@@ -92,7 +92,8 @@ def create_run():
         why = e.args[0] if isinstance(e, KeyError) and e.args else e     # a KeyError's str() is its repr
         raise ApiError(f"unknown workload {show(wid)}: {str(why)[:200]}", 404) from None
     configs = svc.configs()
-    config = body.get("config") or (configs[0] if configs else None)
+    default = current_app.config["DEFAULT_CONFIG"]
+    config = body.get("config") or (default if default in configs else (configs[0] if configs else None))
     if config not in configs:
         raise ApiError(f"unknown config {show(config)}; known: {', '.join(configs) or 'none'}")
     overrides = body.get("overrides") or []

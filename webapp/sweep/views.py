@@ -151,7 +151,7 @@ def start_sweep():
     body = json_object("send a JSON object: {cases: [names], bundles: [workload ids], "
                        "sets: ['l2.size_kib=30720,61440'], config, workers}")
     cases, bundles = body.get("cases", []), body.get("bundles", [])
-    sets, config = body.get("sets"), body.get("config") or "h200"
+    sets, config = body.get("sets"), body.get("config") or current_app.config["DEFAULT_CONFIG"]
     for key, what in (("cases", "validation case names"), ("bundles", "bundle workload ids")):
         v = body.get(key, [])
         if not isinstance(v, list) or len(v) > MAX_CASES or \
