@@ -16,32 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from .cases import load_suite
-from .resources import data_path
+from .measured import DEFAULT_HW, comparison, hw_row
 from .timing import TimingSim
 
-DEFAULT_HW = data_path("validation") / "h200_results.json"
 
 # our stall names -> Nsight Compute's metric names
 NCU_STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
-
-
-def hw_row(hw: dict) -> dict:
-    n = hw.get("ncu", {})
-
-    def g(k, default=None):
-        v = n.get(k, default)
-        return v if v is not None else default
-    rd, wr = g("dram__bytes_read.sum", 0), g("dram__bytes_write.sum", 0)
-    return {
-        "cycles": g("gpc__cycles_elapsed.max"),
-        "sass_warp_insts": g("smsp__inst_executed.sum"),
-        "dram_bytes": (rd or 0) + (wr or 0),
-        "dram_read_bytes": rd, "dram_write_bytes": wr,
-        "l2_hit_rate": (g("lts__t_sector_hit_rate.pct") or 0) / 100.0,
-        "l1_hit_rate": (g("l1tex__t_sector_hit_rate.pct") or 0) / 100.0,
-        "stalls": {k[len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")]: v
-                   for k, v in n.items() if k.startswith("smsp__average_warps_issue_stalled_")},
-    }
 
 
 def mae(sim: list[float], hw: list[float]) -> float:
@@ -122,10 +102,14 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
              json_path=None, plot_path=None, jobs: int = 1) -> dict:
     suite = load_suite(cases_path)
     hw_file = Path(hw_path) if hw_path else DEFAULT_HW
-    hw_all = json.loads(hw_file.read_text())["cases"] if hw_file.is_file() else {}
+    hw_doc = json.loads(hw_file.read_text()) if hw_file.is_file() else {}
+    hw_all = hw_doc.get("cases", {})
     sim = TimingSim(config, overrides=overrides or [])    # a bad configuration fails here, once
     cases = suite.select(only)
+    against = comparison(sim.config, (hw_doc.get("header") or {}).get("gpu")) if hw_all else None
     out(f"timing:   {timing_mode_line(sim)}")
+    if against and not against["comparable"]:
+        out(f"note:     the differences below are not the model's error: {against['why']}")
     out(f"{'case':32s} {'out':5s} {'sim cycles':>11s} {'hw cycles':>10s} {'err':>7s} {'PTX winst':>11s} "
         f"{'SASS sim':>11s} {'SASS hw':>11s} {'DRAM MB sim/hw':>15s} {'L2 hit sim/hw':>13s} {'L1 hit sim/hw':>13s} "
         f"{'Mi/s':>6s}")
@@ -170,9 +154,12 @@ def validate(cases_path=None, hw_path=None, config="h200", overrides=None, only=
                                    [r["hw_sass_warp_insts"] for r in good if r.get("sim_sass_warp_insts")]),
         "wall_s": round(time.perf_counter() - t_all, 1),
         "config": sim.config.name, "overrides": overrides or [],
+        "measured": against,
     }
     stall_table(rows, out)
     out("")
+    if against and not against["comparable"]:
+        out(f"note:     these are differences, not the model's error: {against['why']}")
     out(f"cycles:   MAE {100 * summary['mae_cycles']:.1f}%   Pearson {summary['pearson_cycles']:.3f} "
         f"(log {summary['pearson_log_cycles']:.3f})   over {summary['compared']} cases")
     out(f"DRAM:     MAE {100 * summary['mae_dram_bytes']:.1f}%   Pearson {summary['pearson_dram_bytes']:.3f}")

@@ -18,6 +18,7 @@ from engine.workload.replay import run_workload
 from tests.fixtures.servers import wait_done
 from tests.test_workload import saxpy_bundle
 from webapp import create_app
+from webapp.measured import run_measured
 from webapp.store import RunReader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +82,9 @@ def test_a_workload_run_records_every_launch_and_timelines_for_the_chosen(client
     assert d["workload"]["summary"]["sim_cycles"] == ref["summary"]["sim_cycles"]
     assert d["workload"]["summary"]["outputs_pass"] is True
     assert mlp_run["cycles"] == ref["summary"]["sim_cycles"]
+    # the bundle was measured on the H200 and the run simulates it unchanged: its gap is the model's error
+    assert d["workload"]["measured"] == {"device": "NVIDIA H200", "sim_gpu": "NVIDIA H200", "comparable": True,
+                                         "why": ""}
     for r in rows:
         assert r["bound"] in ("compute", "memory", "latency")
         assert 0 <= r["compute_util"] <= 1 and 0 <= r["dram_util"] <= 1
@@ -90,6 +94,10 @@ def test_a_workload_run_records_every_launch_and_timelines_for_the_chosen(client
     for i in (0, 2):
         child = get(client, f"/api/runs/{rows[i]['child']}")
         assert child["status"] == "done" and child["parent"] == mlp_run["id"]
+        with app.app_context():                  # its summary shows the launch's measured cycles beside its own
+            m = run_measured(app.extensions["simtscope"].cat, child)
+        assert m["cycles"] == rows[i]["hw_cycles"] and m["comparable"] is True
+        assert m["source"] == f"bundle example_mlp_b64_fp32, launch {i}" and m["tool"].startswith("Nsight Compute")
         assert child["cycles"] == rows[i]["sim_cycles"]
         rr = RunReader(Path(app.config["DATA_DIR"]) / "runs" / f"{rows[i]['child']}.simtrun")
         try:
@@ -102,6 +110,15 @@ def test_a_workload_run_records_every_launch_and_timelines_for_the_chosen(client
     listed = [r["id"] for r in get(client, "/api/runs")]
     assert mlp_run["id"] in listed and rows[0]["child"] not in listed
     assert rows[0]["child"] in [r["id"] for r in get(client, "/api/runs?children=1")]
+
+
+def test_a_run_without_a_config_gets_the_calibrated_preset(client):
+    """Not the first preset in name order (a100): the one the explorer's forms choose and the command line
+    defaults to."""
+    r = client.post("/api/runs", json={"workload": MLP, "launches": "none", "level": "summary"})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["config"] == "h200"
+    client.post(f"/api/runs/{r.get_json()['id']}/cancel")
 
 
 def test_detail_defaults_and_bad_launch_specs(client):
@@ -131,6 +148,10 @@ def test_compare_gives_speedup_per_launch(client, mlp_run):
         assert row["speedup"] == pytest.approx(x["sim_cycles"] / y["sim_cycles"])
     assert c["total"]["speedup"] == pytest.approx(sum(x["sim_cycles"] for x in a_rows) /
                                                   sum(y["sim_cycles"] for y in b_rows))
+    # the other run halves the L2 and quarters the bandwidth: its gap to the measurement is a what-if
+    assert get(client, f"/api/workload-runs/{other['id']}")["workload"]["measured"] == {
+        "device": "NVIDIA H200", "sim_gpu": "NVIDIA H200", "comparable": False,
+        "why": "l2.size_kib=30720, dram.bandwidth_gbps=1200 change the simulated NVIDIA H200"}
     r = client.get(f"/api/workload-runs/compare?a={mlp_run['id']}")
     assert r.status_code == 400
 

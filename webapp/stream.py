@@ -22,6 +22,7 @@ import threading
 from flask import current_app, request
 
 from . import frames, services, wire
+from .measured import run_measured
 from .redact import app_folders, scrub
 from .store import runfile
 
@@ -151,7 +152,10 @@ def _answer(kind: str, payload, seq: int) -> bytes:
             raise LookupError(f"run {run_id} has not started yet (status {run['status']})")
         with svc.readers.get(run_id) as r:
             if kind == "meta":
-                return wire.frame("meta", seq, req_id, **frames.meta_fields(r, svc.cat.sync_run(run_id)))
+                run = svc.cat.sync_run(run_id)
+                measured = run_measured(svc.cat, run)                 # (only where there is a measurement)
+                return wire.frame("meta", seq, req_id, **frames.meta_fields(r, run),
+                                  **({"measured": measured} if measured else {}))
             if kind == "window":
                 q = frames.parse_window(payload)
                 g = frames.window_groups(r, q)

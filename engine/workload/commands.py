@@ -127,6 +127,9 @@ def validate_workloads(paths: list[str], config: str = "h200", overrides=None, j
         line += (f", whole-model |error| mean {100 * summary['mae_model_total']:.1f}%, per-launch MAE "
                  f"{100 * summary['mae_launch']:.1f}%")
     out(line + f" ({summary['wall_s']:.1f} s)")
+    whys = sorted({((r.get("summary") or {}).get("measured") or {}).get("why") or "" for r in results} - {""})
+    for why in whys:
+        out(f"note: not the model's error: {why}")
     out(f"timing: {modes['sass']} launch(es) with SASS costs, {modes['ptx']} as PTX"
         + (f"; SASS warp instructions: MAE {100 * summary['mae_sass_warp_insts']:.1f}% against ncu"
            if summary["mae_sass_warp_insts"] is not None else ""))

@@ -27,6 +27,7 @@ import numpy as np
 from .. import errors
 from ..caps import RunCaps
 from ..device import Device, Kernel
+from ..measured import comparison
 from ..ptx import load as ptx_load
 from .bundle import DTYPES, Bundle, BundleError, Launch, Output, bf16_bits_to_f32
 
@@ -125,6 +126,7 @@ class WorkloadResult:
     outputs: list[OutputCheck] = field(default_factory=list)
     wall_s: float = 0.0
     config: str | None = None
+    measured: dict | None = None       # engine/measured.comparison: whether err is the model's error
 
     @property
     def outputs_pass(self) -> bool:
@@ -151,6 +153,7 @@ class WorkloadResult:
                 "warp_insts": sum(r.warp_insts for r in self.launches),
                 "timing_modes": timing_modes(self.launches),
                 "mae_sass_warp_insts": _mae_sass(both),
+                "measured": self.measured,
                 "outputs_pass": self.outputs_pass}
 
     def as_json(self) -> dict:
@@ -434,8 +437,11 @@ def run_workload(bundle: Bundle, sim=None, timed: set[int] | None = None, device
         runner.close()
         for a in list(runner.addr.values()) + runner.scratch:
             dev.free(a)
+    against = None
+    if sim is not None and any(r.hw_cycles for r in runs):
+        against = comparison(sim.config, bundle.hardware.get("device"))
     return WorkloadResult(bundle.name, runs, outputs, time.perf_counter() - t0,
-                          sim.config.name if sim is not None else None)
+                          sim.config.name if sim is not None else None, against)
 
 
 def _run_one(run: LaunchRun, prep: _Prepared, dev: Device, sim, sink_for, caps: RunCaps) -> None:
@@ -500,6 +506,8 @@ def format_table(res: WorkloadResult) -> str:
         tot += f", hw {s['hw_cycles']:,.0f} cycles"
     if s["err_total"] is not None:
         tot += f", error {100 * s['err_total']:+.1f}% total, MAE {100 * s['mae_launch']:.1f}% per launch"
+        if s["measured"] and not s["measured"]["comparable"]:
+            tot += f" (not the model's error: {s['measured']['why']})"
     if s["gaps_ns"] is not None:
         tot += f", measured gaps between launches {s['gaps_ns'] / 1000:,.1f} µs"
     lines.append(tot)

@@ -5,6 +5,7 @@
 import { api } from './net/api.js';
 import { derive, groupByLayer, sortRows, signedPct } from './lib/workload-rows.js';
 import { escapeHtml, exact, pct } from './lib/format.js';
+import { measuredLabels } from './lib/measured.js';
 import { LaunchTimeline } from './views/workload/launch-timeline.js';
 import { LayerTable } from './views/workload/layer-table.js';
 import { BarChart } from './views/workload/bar-chart.js';
@@ -64,8 +65,9 @@ function head() {
   if (s.sim_cycles) facts.push(s.opaque ? `<b>${exact(s.sim_cycles)}</b> cycles (simulated, plus the measured time of opaque launches)` : `<b>${exact(s.sim_cycles)}</b> simulated cycles`);
   if (s.opaque) facts.push(`<span data-testid="wl-opaque">${s.opaque} opaque launch${s.opaque > 1 ? 'es' : ''} (no PTX, not simulated): ${exact(Math.round(s.opaque_cycles || 0))} measured cycles counted in the totals</span>`);
   if (s.gaps_ns) facts.push(`${(s.gaps_ns / 1000).toFixed(1)} µs of measured gaps between launches`);
-  if (s.hw_cycles) facts.push(`H200 <b>${exact(s.hw_cycles)}</b> cycles`);
-  if (s.err_total !== null && s.err_total !== undefined) facts.push(`error ${signedPct(s.err_total)} total, ${pct(s.mae_launch)} mean per launch`);
+  const ml = measuredLabels(wl.measured);
+  if (s.hw_cycles) facts.push(`${escapeHtml(ml.dev)} <b>${exact(s.hw_cycles)}</b> cycles measured`);
+  if (s.err_total !== null && s.err_total !== undefined) facts.push(`<span data-testid="wl-gap">${ml.gap} ${signedPct(s.err_total)} total, ${pct(s.mae_launch)} mean per launch</span>`);
   if (s.warp_insts) facts.push(`${exact(s.warp_insts)} warp instructions`);
   if (s.outputs_pass !== undefined) facts.push(s.outputs_pass ? '<span class="good">outputs match the bundle</span>' : '<span class="bad">outputs differ or a launch failed</span>');
   const others = state.others.map((o) => `<option value="${o.id}"${o.id === state.cmp ? ' selected' : ''}>${escapeHtml(o.name)} (${escapeHtml([o.config, ...o.overrides].join(' '))})</option>`).join('');
@@ -74,6 +76,7 @@ function head() {
       <span class="status status-${run.status}" data-testid="wl-status">${run.status}</span>
       <span class="muted">${escapeHtml(wl.name || '')} · ${escapeHtml(run.config)}${run.overrides.length ? ' ' + escapeHtml(run.overrides.join(' ')) : ''} · ${wl.launches.length} launches</span></div>
     ${run.message ? `<div class="error small">${escapeHtml(run.message)}</div>` : ''}
+    ${ml.why && s.hw_cycles ? `<div class="warn small" data-testid="wl-not-error">Not the model's error: ${escapeHtml(ml.why)}.</div>` : ''}
     <div class="wl-facts">${prog}${facts.join(' · ')}</div>
     <div class="wl-compare"><label>compare with <select data-testid="wl-compare"><option value="">(none)</option>${others}</select></label>
       ${state.compare ? `<span data-testid="wl-speedup">whole workload: B is <b>${state.compare.total.speedup ? state.compare.total.speedup.toFixed(3) + '×' : '–'}</b> as fast as A (A cycles / B cycles)</span>` : ''}</div>`;
@@ -88,8 +91,9 @@ function render() {
   const shown = state.group && layered ? groupByLayer(rows) : rows;
   const sorted = sortRows(shown, state.sort.key, state.sort.dir);
   const { run } = state.data;
+  const ml = measuredLabels(state.data.workload.measured);
   const lanes = [{ name: `simulated · ${run.config}`, rows, key: 'sim_cycles', kind: 'sim' }];
-  if (rows.some((r) => r.hw_cycles)) lanes.push({ name: 'H200 measured', rows, key: 'hw_cycles', kind: 'hw' });
+  if (rows.some((r) => r.hw_cycles)) lanes.push({ name: `${ml.dev} measured`, rows, key: 'hw_cycles', kind: 'hw' });
   if (state.compare) {
     const b = state.compare.b;
     lanes.push({ name: `B · ${[b.config, ...b.overrides].join(' ')}`, rows: rows.map((r) => ({ ...r })), key: 'b_cycles', kind: 'sim' });
@@ -104,9 +108,10 @@ function render() {
   $('#wl-axis-note').textContent = notes.join('; ');
   $('#wl-group').innerHTML = layered ? `rows: <label><input type="radio" name="grp" value="launch"${state.group ? '' : ' checked'}> launches</label>
     <label><input type="radio" name="grp" value="layer" data-testid="group-layer"${state.group ? ' checked' : ''}> layers (launches with one label summed)</label>` : '';
-  table.render(sorted, state.sort, !!state.compare, state.group ? null : state.selected);
-  $('#wl-chart-title').textContent = state.compare ? 'Speed-up per launch (B over A)' : 'Time per launch: simulated vs H200';
-  chart.set(sorted, state.compare ? 'speedup' : 'time');
+  table.render(sorted, state.sort, !!state.compare, state.group ? null : state.selected, ml);
+  timeline.labels = ml;
+  $('#wl-chart-title').textContent = state.compare ? 'Speed-up per launch (B over A)' : `Time per launch: simulated vs ${ml.dev}`;
+  chart.set(sorted, state.compare ? 'speedup' : 'time', ml);
 }
 
 async function loadCompare() {

@@ -3,14 +3,19 @@ size and resizes with the splitter; the summary shows the run file's statistics;
 legend entry leads to the glossary; a failed run gets its own page; overrides are checked at submit."""
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from engine.recording import WARP_STATES
 from tests.e2e.conftest import open_view, wait_settled
+from tests.fixtures.servers import wait_done
 from webapp.store import RunReader, runfile
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def stats_of(server, run_id):
@@ -81,7 +86,38 @@ def test_the_summary_shows_the_run_files_statistics(page, server, softmax_run, s
     first = rows.nth(0)
     expect(first.locator("td:nth-child(2)")).to_have_text(f"{sc[order[0]]:,}")
     expect(first.locator("td:nth-child(3)")).to_have_text(f"{100 * sc[order[0]] / tot:.1f}%")
+    # the same case as the H200 ran it (validation/h200_results.json, read here from the file itself): measured
+    # cycles and DRAM bytes beside the simulated ones, and the gap named an error (the run simulates the H200)
+    hw = json.loads((ROOT / "validation" / "h200_results.json").read_text())["cases"]["softmax_4096x128"]["ncu"]
+    card = page.locator("[data-testid=measured-card]")
+    expect(card.locator("h4")).to_contain_text("Measured on H200")
+    cyc = card.locator("tbody tr").nth(0).locator("td")
+    expect(cyc).to_have_text([f"{st['gpu_sim_cycle']:,}", f"{hw['gpc__cycles_elapsed.max']:,}",
+                              signed(st["gpu_sim_cycle"], hw["gpc__cycles_elapsed.max"])])
+    expect(card.locator("thead th").nth(3)).to_have_text("error")
+    expect(card.locator("[data-testid=measured-why]")).to_have_count(0)
     shot(page, "summary")
+
+
+def signed(sim: float, hw: float) -> str:
+    e = 100 * (sim - hw) / hw
+    return f"{'+' if e >= 0 else '−'}{abs(e):.1f}%"
+
+
+def test_a_run_of_another_gpu_shows_the_measurement_as_a_difference(page, server, shot):
+    """The same case simulated on the A100 preset: the H200's measurement is still shown, but the gap is a
+    difference between GPUs, and the card says so."""
+    r = server.post("/api/runs", json={"workload": "case:softmax_4096x128", "config": "a100", "level": "summary",
+                                       "name": "softmax a100"})
+    assert r.status_code == 201, r.text
+    run = wait_done(server.get, r.json()["id"], timeout=300)
+    assert run["status"] == "done", run
+    open_view(page, server, run["id"], tab="summary")
+    card = page.locator("[data-testid=measured-card]")
+    expect(card.locator("thead th").nth(3)).to_have_text("difference")
+    expect(card.locator("[data-testid=measured-why]")).to_have_text(
+        "Not the model's error: simulated NVIDIA A100 SXM4 40GB, measured on NVIDIA H200.")
+    shot(page, "summary-a100")
 
 
 def test_every_stall_colour_and_legend_entry_opens_its_glossary_entry(page, server, softmax_run, shot):

@@ -111,6 +111,29 @@ def test_workload_page_draws_the_launches_and_the_table(page, server, cnn_runs, 
     page.click("[data-testid=layer-table] th[data-key=err]")
     assert [r["index"] for r in table_rows(page)] == [r["index"] for r in sorted(data, key=lambda r: (-r["err"], r["index"]))]
     shot(page, "sorted-by-error")
+    # the run simulates the H200 the bundle was measured on, unchanged: the gap is the model's error
+    expect(page.locator("[data-testid=wl-gap]")).to_contain_text("error ")
+    expect(page.locator("[data-testid=wl-not-error]")).to_have_count(0)
+
+
+def test_a_changed_gpu_is_compared_as_a_difference(page, server, cnn_runs, shot):
+    """Run B halves the L2 and quarters the DRAM bandwidth: its gap to the H200's measurement is a what-if,
+    so the page calls it a difference and says why, in the facts, the table and the chart's title."""
+    _a, b = cnn_runs
+    wl = server.get(f"/api/workload-runs/{b['id']}")["workload"]
+    assert wl["measured"] == {"device": "NVIDIA H200", "sim_gpu": "NVIDIA H200", "comparable": False,
+                              "why": "l2.size_kib=30720, dram.bandwidth_gbps=1200 change the simulated NVIDIA H200"}
+    page.goto(f"{server.url}/workload?run={b['id']}")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    expect(page.locator("[data-testid=wl-not-error]")).to_have_text(
+        "Not the model's error: l2.size_kib=30720, dram.bandwidth_gbps=1200 change the simulated NVIDIA H200.")
+    expect(page.locator("[data-testid=wl-gap]")).to_contain_text("difference ")
+    i_gap = header_index(page, "difference")
+    rows = table_rows(page)
+    assert [r["cells"][i_gap] for r in rows] == \
+        [f"{'+' if d['err'] >= 0 else '−'}{abs(100 * d['err']):.1f}%" for d in wl["launches"]]
+    expect(page.locator("#wl-chart-title")).to_have_text("Time per launch: simulated vs H200")
+    shot(page, "what-if")
 
 
 def test_clicking_a_launch_opens_its_per_cycle_view(page, server, cnn_runs, shot):

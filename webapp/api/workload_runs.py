@@ -13,6 +13,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from .. import services
 from ..bundles import UploadRefused, describe, import_bundle, list_bundles, upload_limits
+from ..measured import workload_measured
 from ..store.catalogue import FINAL, LIVE
 from ..store.workload_run import read_workload
 from . import ApiError, show
@@ -99,6 +100,8 @@ def _workload(run_id: str) -> dict:
     children = {c["id"]: svc.cat.sync_run(c["id"]) for c in svc.cat.child_runs(run_id)}
     wl = meta.get("workload") or {"launches": [], "detail": run["options"].get("detail", [])}
     wl.setdefault("clock_mhz", _clock_mhz(run["config"], tuple(run.get("overrides") or ())))
+    recorded = (wl.get("summary") or {}).get("measured")          # (a run file imported without its bundle)
+    wl["measured"] = workload_measured(svc.cat, run) or (recorded if isinstance(recorded, dict) else None)
     for row in wl["launches"]:
         c = children.get(row.get("child"))
         if c is not None:

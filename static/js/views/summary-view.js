@@ -1,10 +1,11 @@
 // The run summary (details tab "Summary"): time in cycles and µs, IPC, occupancy and its limiter, hit
-// rates, DRAM bytes and bandwidth, and the warp-state totals with what each state means. Every stall
+// rates, DRAM bytes and bandwidth, the hardware measurement of the same launch where there is one, and the warp-state totals with what each state means. Every stall
 // colour links to its glossary entry. A run still simulating shows its progress; a failed one its error.
 import { STATE_COLOURS } from '../lib/colours.js';
 import { escapeHtml, exact, num, pct } from '../lib/format.js';
 import { runMetrics, stallTotals } from '../lib/run-metrics.js';
 import { GLOSSARY, definition } from '../lib/glossary.js';
+import { measuredCard } from './measured-card.js';
 
 export function stallSwatch(state, extra = '') {
   return `<a href="#" class="swatch gloss-link" data-gloss="${state}" style="background:${STATE_COLOURS[state] || '#f0f'}" title="${escapeHtml(state)}: ${escapeHtml(definition(state))} (click: glossary)"${extra}></a>`;
@@ -41,5 +42,5 @@ export function renderSummary(root, meta) {
   root.innerHTML = `<div class="summary" data-testid="summary">
     <p class="summary-head"><b>${escapeHtml(meta.run ? meta.run.name : '')}</b> · ${escapeHtml(meta.config && meta.config.gpu ? meta.config.gpu.name : '')}
       · ${exact(meta.num_sms || 0)} SMs · ${exact(st.ctas || 0)} CTAs ${check}</p>
-    <div class="cards">${cards.join('')}${mix}</div>${stall}</div>`;
+    <div class="cards">${cards.join('')}${mix}${measuredCard(meta)}</div>${stall}</div>`;
 }

@@ -1,8 +1,9 @@
 // Bar chart beside the layer table, rows in the table's order: simulated cycles per launch (coloured by what
-// bounds it) with the H200's measured cycles as a dark tick-bar under it; in compare mode the speed-up of
+// bounds it) with the measured cycles (the bundle's device) as a dark tick-bar under it; in compare mode the speed-up of
 // run B over run A per launch, around a line at 1×.
 import { BOUND_COLOURS, HW_COLOUR } from '../../lib/workload-rows.js';
-import { cycles } from '../../lib/format.js';
+import { cycles, escapeHtml } from '../../lib/format.js';
+import { measuredLabels } from '../../lib/measured.js';
 import { fitText } from '../../render/fit-text.js';
 import { sizeCanvas } from '../../render/hidpi.js';
 import { hatch, HATCH_CSS } from './hatch.js';
@@ -14,11 +15,11 @@ export class BarChart {
     this.root = root;
     root.innerHTML = '<canvas></canvas><div class="wl-chart-legend small"></div>';
     this.canvas = root.querySelector('canvas'); this.legend = root.querySelector('.wl-chart-legend');
-    this.rows = []; this.mode = 'time';
+    this.rows = []; this.mode = 'time'; this.ml = measuredLabels(null);
     new ResizeObserver(() => this.draw()).observe(root);
   }
 
-  set(rows, mode) { this.rows = rows; this.mode = mode; this.draw(); }
+  set(rows, mode, ml = measuredLabels(null)) { this.rows = rows; this.mode = mode; this.ml = ml; this.draw(); }
 
   draw() {
     const w = Math.max(240, this.root.clientWidth), h = TOP + this.rows.length * ROW_H + 6;
@@ -60,7 +61,7 @@ export class BarChart {
     this.legend.innerHTML = `<span class="swatch" style="background:${BOUND_COLOURS.compute}"></span>compute-bound
       <span class="swatch" style="background:${BOUND_COLOURS.memory}"></span>memory-bound
       <span class="swatch" style="background:${BOUND_COLOURS.latency}"></span>latency-bound (simulated)
-      <span class="swatch" style="background:${HW_COLOUR};height:4px"></span>H200 measured${this.rows.some((r) => r.opaque)
+      <span class="swatch" style="background:${HW_COLOUR};height:4px"></span>${escapeHtml(this.ml.dev)} measured${this.rows.some((r) => r.opaque)
     ? ` <span class="swatch" style="background:${HATCH_CSS}"></span>opaque launch (no PTX, not simulated): its measured time` : ''}`;
   }
 

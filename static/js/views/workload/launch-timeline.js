@@ -1,5 +1,5 @@
 // Every launch of a workload run on one cycle axis: a lane of simulated kernel spans in stream order, a lane
-// of what the H200 measured for the same launches (where the bundle has it), and in compare mode a lane for
+// of what the bundle's device measured for the same launches (where the bundle has it), and in compare mode a lane for
 // the other run. Where the bundle measured the idle gaps between launches (hardware gap_ns), each lane
 // leaves them empty (a thin line), converted to cycles at the run's SM clock; where it did not, launches are
 // laid end to end. An opaque launch (no PTX: not simulated) is hatched and drawn with its measured time.
@@ -125,7 +125,7 @@ export class LaunchTimeline {
     const lines = [`<b>#${r.index} ${escapeHtml(r.label)}</b>`, `${escapeHtml(r.kernel || '')}`,
       `${escapeHtml(s.lane.name)}: ${exact(s.len)} cycles, starts at ${exact(s.start)}`,
       `grid ${gridText(r.grid)} × block ${gridText(r.block)}`];
-    if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs H200 ${exact(r.hw_cycles)} (${signedPct(r.err)})`);
+    if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs ${escapeHtml(this.labels ? this.labels.dev : 'measured')} ${exact(r.hw_cycles)} (${this.labels ? this.labels.gap : 'error'} ${signedPct(r.err)})`);
     if (r.bound) lines.push(`bound: ${r.bound} · top stall ${escapeHtml(r.dominant_stall || '–')}`);
     if (s.opaque) lines.push('<b>opaque launch</b>: no PTX, not simulated; drawn with its measured time');
     if (r.gap_ns !== undefined && r.gap_ns !== null) lines.push(`measured idle gap before it: ${(r.gap_ns / 1000).toFixed(2)} µs`);

@@ -3,18 +3,20 @@
 // timeline opens its per-cycle view (the single-kernel explorer) when clicked.
 import { BOUND_COLOURS, bytesText, gridText, signedPct } from '../../lib/workload-rows.js';
 import { escapeHtml, exact, pct } from '../../lib/format.js';
+import { measuredLabels } from '../../lib/measured.js';
 import { HATCH_CSS } from './hatch.js';
 
-const COLUMNS = [
+// ml: measuredLabels() of the run: the measured device's name and whether the gap to it is an error
+const columns = (ml) => [
   { key: 'index', head: '#', num: true, cell: (r) => r.index },
   { key: 'label', head: 'layer / op', cell: (r) => `<span class="wl-label" title="${escapeHtml(r.kernel || '')}">${escapeHtml(r.short || r.label)}</span>${r.op ? ` <span class="muted small">${escapeHtml(r.op)}</span>` : ''}` },
   { key: 'grid', head: 'grid', sortable: false, cell: (r) => gridText(r.grid) },
   { key: 'sim_cycles', head: 'sim cycles', num: true, title: 'simulated cycles of this launch (cold caches)', cell: (r) => (r.sim_cycles ? exact(r.sim_cycles)
-    : (r.opaque ? `<span class="opaque-tag" data-testid="opaque-tag" style="background:${HATCH_CSS}" title="opaque launch: no PTX, not simulated; its measured time (H200 column) counts in the totals">opaque</span>` : '–')) },
+    : (r.opaque ? `<span class="opaque-tag" data-testid="opaque-tag" style="background:${HATCH_CSS}" title="opaque launch: no PTX, not simulated; its measured time (${escapeHtml(ml.dev)} column) counts in the totals">opaque</span>` : '–')) },
   { key: 'time_us', head: 'time µs', num: true, cell: (r) => (r.time_us ? r.time_us.toFixed(2) : '–') },
   { key: 'share', head: 'share', num: true, title: 'share of the workload\u2019s simulated cycles', cell: (r) => (r.share === null ? '–' : pct(r.share)) },
-  { key: 'hw_cycles', head: 'H200 cycles', num: true, title: 'Nsight Compute gpc__cycles_elapsed.max, mean of the bundle\u2019s measurements', cell: (r) => (r.hw_cycles ? exact(r.hw_cycles) : '–') },
-  { key: 'err', head: 'error', num: true, title: '(simulated − H200) / H200', cell: (r) => errCell(r.err) },
+  { key: 'hw_cycles', head: `${escapeHtml(ml.dev)} cycles`, num: true, title: 'Nsight Compute gpc__cycles_elapsed.max, mean of the bundle\u2019s measurements', cell: (r) => (r.hw_cycles ? exact(r.hw_cycles) : '–') },
+  { key: 'err', head: ml.gap, num: true, title: `(simulated − measured) / measured${ml.why ? ` — not the model's error: ${ml.why}` : ''}`, cell: (r) => errCell(r.err, ml.comparable) },
   { key: 'ipc', head: 'IPC', num: true, title: 'warp instructions per cycle, whole GPU', cell: (r) => (r.ipc === undefined ? '–' : r.ipc.toFixed(2)) },
   { key: 'dram_bytes', head: 'DRAM', num: true, title: 'DRAM bytes read + written', cell: (r) => bytesText(r.dram_bytes) },
   { key: 'l2_hit_rate', head: 'L2 hit', num: true, cell: (r) => (r.l2_hit_rate === undefined ? '–' : pct(r.l2_hit_rate)) },
@@ -28,9 +30,9 @@ const CMP_COLUMNS = [
   { key: 'speedup', head: 'speed-up', num: true, title: 'A cycles / B cycles', cell: (r) => (r.opaque ? '<span class="muted" title="not simulated: its measured time on both sides">opaque</span>' : speedCell(r.speedup)) },
 ];
 
-function errCell(e) {
+function errCell(e, comparable) {
   if (e === null || e === undefined) return '–';
-  const cls = Math.abs(e) > 0.3 ? 'bad' : (Math.abs(e) > 0.15 ? 'warn' : '');
+  const cls = !comparable ? 'muted' : (Math.abs(e) > 0.3 ? 'bad' : (Math.abs(e) > 0.15 ? 'warn' : ''));
   return `<span class="${cls}">${signedPct(e)}</span>`;
 }
 function speedCell(s) {
@@ -49,8 +51,8 @@ export class LayerTable {
     });
   }
 
-  render(rows, sort, cmp, selected) {
-    const cols = cmp ? [...COLUMNS, ...CMP_COLUMNS] : COLUMNS;
+  render(rows, sort, cmp, selected, ml = measuredLabels(null)) {
+    const cols = cmp ? [...columns(ml), ...CMP_COLUMNS] : columns(ml);
     const arrow = (k) => (sort.key === k ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : '');
     const head = cols.map((c) => (c.sortable === false ? `<th>${c.head}</th>`
       : `<th data-key="${c.key}" class="${c.num ? 'num ' : ''}sortable${sort.key === c.key ? ' sorted' : ''}"${c.title ? ` title="${escapeHtml(c.title)}"` : ''}>${c.head}${arrow(c.key)}</th>`)).join('');

@@ -1,0 +1,62 @@
+"""What a run is set beside in the explorer: the hardware measurement of the same work.
+
+A validation case's run gets the case's Nsight Compute row (validation/h200_results.json); a workload run
+and each of its launches' runs get the bundle's measured cycles and the device the bundle names. Whether the
+difference is the model's error (the run simulates the measured device, unchanged) is decided by
+engine/measured.py; the summary and the workload page label it an error only then.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.measured import case_measurement, named_comparison
+
+from .bundles import list_bundles
+
+
+@lru_cache(maxsize=256)
+def _against(config: str, overrides: tuple, device: str | None) -> dict:
+    return named_comparison(config, list(overrides), device)
+
+
+def against(run: dict, device: str | None) -> dict:
+    """engine/measured.comparison for a run of the catalogue (its config name and overrides)."""
+    return dict(_against(str(run.get("config") or ""), tuple(run.get("overrides") or ()), device))
+
+
+def bundle_of(cat, run: dict) -> dict | None:
+    """The bundle description (bundles.describe) behind a workload run or one of its launches' runs."""
+    wid = run.get("workload") or ""
+    if wid.startswith("case:"):
+        return None
+    return next((w for w in list_bundles(cat) if w["id"] == wid), None)
+
+
+def workload_measured(cat, run: dict) -> dict | None:
+    """For the workload page: {device, sim_gpu, comparable, why}, or None for a bundle without measurements."""
+    desc = bundle_of(cat, run)
+    if desc is None or not any(desc.get("hw_cycles") or ()):
+        return None
+    return against(run, (desc.get("hardware") or {}).get("device"))
+
+
+def run_measured(cat, run: dict) -> dict | None:
+    """For a single-kernel run's summary: the measurement of the same launch ({device, tool, cycles, and for a
+    validation case dram_bytes, l2_hit_rate, l1_hit_rate, sass_warp_insts}) with the comparison, or None."""
+    wid = run.get("workload") or ""
+    if wid.startswith("case:"):
+        m = case_measurement(wid[len("case:"):])
+        if m is None:
+            return None
+        m = {k: v for k, v in m.items() if k != "stalls"}
+        return {**m, **against(run, m["device"]), "source": "validation suite"}
+    launch = (run.get("options") or {}).get("launch")
+    if not run.get("parent") or not isinstance(launch, int):
+        return None
+    desc = bundle_of(cat, run)
+    cycles = (desc.get("hw_cycles") or []) if desc else []
+    if not 0 <= launch < len(cycles) or not cycles[launch]:
+        return None
+    hw = desc.get("hardware") or {}
+    return {"cycles": cycles[launch], "tool": hw.get("tool"), **against(run, hw.get("device")),
+            "source": f"bundle {desc['name']}, launch {launch}"}
