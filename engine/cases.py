@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .config import _show
+from .errors import show
 from .resources import data_path
 
 DEFAULT_CASES = data_path("validation") / "cases.json"
@@ -258,7 +258,7 @@ class Suite:
         for c in self.cases:
             if c.name == name:
                 return c
-        raise UnknownCase(f"no case named {_show(name)} in {self.path}")
+        raise UnknownCase(f"no case named {show(name)} in {self.path}")
 
     def names(self) -> list[str]:
         return [c.name for c in self.cases]
@@ -273,7 +273,7 @@ class Suite:
         rxs = [re.compile(re.escape(p).replace(r"\*", ".*")) for p in pats]
         for p, rx in zip(pats, rxs):
             if not any(rx.fullmatch(c.name) for c in self.cases):
-                raise SuiteError(f"--only {_show(p)}: no case of {label or self.path} matches")
+                raise SuiteError(f"--only {show(p)}: no case of {label or self.path} matches")
         return [c for c in self.cases if any(rx.fullmatch(c.name) for rx in rxs)]
 
 
@@ -289,7 +289,7 @@ def load_suite(path: str | Path | None = None) -> Suite:
         raise SuiteError(f"cases file {p}: not JSON ({e})") from None
     fmt = data.get("format", "") if isinstance(data, dict) else ""
     if not str(fmt).startswith("gpu-validation-suite/"):
-        raise SuiteError(f"{p}: not a gpu-validation-suite file (format {_show(fmt)})")
+        raise SuiteError(f"{p}: not a gpu-validation-suite file (format {show(fmt)})")
     if not isinstance(data.get("cases"), list):
         raise SuiteError(f"{p}: its \"cases\" is not a list")
     root = (p.parent / data.get("paths_relative_to", ".")).resolve()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import enums
+from .errors import show
 from .resources import data_path
 
 CONFIG_DIR = data_path("configs")
@@ -297,13 +298,6 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _show(v: Any, most: int = 80) -> str:
-    """A value as an error message quotes it: its repr, cut to `most` characters (a hostile override can
-    be a 4,000-digit number)."""
-    r = repr(v)
-    return r if len(r) <= most else f"{r[:most]}... ({len(r)} characters)"
-
-
 def _check(p: P, v: Any, where: str) -> Any:
     if p.type == "list[int]":
         if not isinstance(v, list) or not all(isinstance(x, int) and x >= 0 for x in v) or not v or len(v) > 16:
@@ -313,28 +307,28 @@ def _check(p: P, v: Any, where: str) -> Any:
         if not isinstance(v, str):
             raise ConfigError(f"{where}: {p.key} must be a string")
         if p.choices and v not in p.choices:
-            raise ConfigError(f"{where}: {p.key} = {_show(v)} is not one of {', '.join(p.choices)}")
+            raise ConfigError(f"{where}: {p.key} = {show(v)} is not one of {', '.join(p.choices)}")
         return v
     if p.type is int:
         if isinstance(v, bool) or not isinstance(v, int):
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:
-                raise ConfigError(f"{where}: {p.key} must be an integer ({p.unit}), got {_show(v)}")
+                raise ConfigError(f"{where}: {p.key} must be an integer ({p.unit}), got {show(v)}")
     elif p.type is float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ConfigError(f"{where}: {p.key} must be a number ({p.unit}), got {_show(v)}")
+            raise ConfigError(f"{where}: {p.key} must be a number ({p.unit}), got {show(v)}")
         v = float(v)
         if not math.isfinite(v):           # nan passes every range test below
             raise ConfigError(f"{where}: {p.key} must be a finite number ({p.unit}), got {v}")
     if p.lo is not None and v < p.lo or p.hi is not None and v > p.hi:
-        raise ConfigError(f"{where}: {p.key} = {_show(v)} {p.unit} is outside [{p.lo}, {p.hi}]")
+        raise ConfigError(f"{where}: {p.key} = {show(v)} {p.unit} is outside [{p.lo}, {p.hi}]")
     return v
 
 
 def _parse_override(s: str) -> tuple[str, Any]:
     if "=" not in s:
-        raise ConfigError(f"override {_show(s)}: expected key=value, e.g. l2.size_kib=30720")
+        raise ConfigError(f"override {show(s)}: expected key=value, e.g. l2.size_kib=30720")
     key, raw = s.split("=", 1)
     key = key.strip()
     raw = raw.strip()
@@ -343,7 +337,7 @@ def _parse_override(s: str) -> tuple[str, Any]:
     except tomllib.TOMLDecodeError:
         val = raw                                    # a bare word: a string choice like gto
     except RecursionError:                           # tomllib has no nesting limit of its own
-        raise ConfigError(f"override {_show(s)}: the value is nested too deeply") from None
+        raise ConfigError(f"override {show(s)}: the value is nested too deeply") from None
     return key, val
 
 
@@ -378,7 +372,7 @@ class Config:
         for s in overrides:
             key, val = _parse_override(s)
             if key not in BY_KEY:
-                raise ConfigError(f"override {_show(s)}: unknown key {_show(key)}; {_known_keys_hint(key)}")
+                raise ConfigError(f"override {show(s)}: unknown key {show(key)}; {_known_keys_hint(key)}")
             vals[key] = _check(BY_KEY[key], val, "override")
         _check_consistency(vals, "override")
         return Config(self.name, vals, self.source, self.overrides + list(overrides))

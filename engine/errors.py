@@ -4,6 +4,14 @@ from __future__ import annotations
 from .ptx.errors import PTXError, PTXSemanticError, PTXSyntaxError, UnsupportedInstruction  # noqa: F401
 
 
+def show(v, most: int = 80, quote: bool = True) -> str:
+    """A value as an error message quotes it: its repr (or, quote=False, the text itself), cut to `most`
+    characters (a hostile override or request field can be a 4,000-digit number). One helper for the engine,
+    the command line and the explorer's API."""
+    r = repr(v) if quote else str(v)
+    return r if len(r) <= most else f"{r[:most]}... ({len(r)} characters)"
+
+
 class SimError(Exception):
     """Base class of errors raised by the simulator (not by the PTX front end)."""
 

@@ -1,4 +1,5 @@
-"""Where the project's data folders are: configs/, validation/ and workloads/.
+"""Where the project's data folders are: configs/, validation/ and workloads/; and which optional modules
+are installed (missing_module).
 
 In a source checkout they sit next to `engine/` at the top of the tree; an installed wheel carries them as
 package data inside `engine` (pyproject/setup.py map `engine.<name>` to the top-level folder), found through
@@ -31,3 +32,16 @@ def data_path(name: str) -> Path:
     if not isinstance(res, Path):   # a zip import: not something simtscope is installed as
         raise RuntimeError(f"simtscope's data folder {name} is not on the file system ({res}); install it unzipped")
     return res
+
+
+def missing_module(*names: str) -> str | None:
+    """The first of these top-level modules that cannot be imported, found without importing it (the command
+    line offers `sweep` and `capture` only where flask/dask and torch are there)."""
+    import importlib.util
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None

@@ -26,6 +26,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from engine.outpaths import file_problem, folder_problem  # noqa: E402
+from engine.resources import missing_module  # noqa: E402
 
 
 def _dim3(s: str) -> tuple[int, int, int]:
@@ -282,18 +283,6 @@ def cmd_serve(a) -> int:
     return serve(a)
 
 
-def _missing_module(*names: str) -> str | None:
-    """The first of these top-level modules that cannot be imported, found without importing it."""
-    import importlib.util
-    for name in names:
-        try:
-            if importlib.util.find_spec(name) is None:
-                return name
-        except (ImportError, ValueError):
-            return name
-    return None
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="simtscope", description="cycle-level GPU simulator for PTX kernels")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -349,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.workload.capture.cli import add_parser as add_capture
     add_capture(sub)
 
-    missing = _missing_module("flask", "dask")   # the explorer's dependencies: not needed to run or capture
+    missing = missing_module("flask", "dask")   # the explorer's dependencies: not needed to run or capture
     if missing:
         reason = f"sweeps need the explorer's dependencies ({missing}); install simtscope with them"
         w = sub.add_parser("sweep", help="design-space sweep (unavailable: " + reason + ")")

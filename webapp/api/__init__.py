@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from engine.errors import show  # noqa: F401 - the API's modules quote values with it (from . import show)
+
 from ..timebounds import WorkTimeout
 
 
@@ -49,12 +51,6 @@ def _not_text(node, path: str = "") -> str | None:
         elif isinstance(v, list):
             stack.extend((x, f"{where}[{i}]") for i, x in enumerate(v))
     return None
-
-
-def show(v, most: int = 80, quote: bool = True) -> str:
-    """A request value as an error message quotes it: its repr (or the text itself), cut to `most` characters."""
-    r = repr(v) if quote else str(v)
-    return r if len(r) <= most else f"{r[:most]}... ({len(r)} characters)"
 
 
 def register(app: Flask) -> None:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from engine.buildinfo import build_id
 from engine.config import BY_KEY, Config, ConfigError, load_config
+from engine.errors import show
 
 MAX_POINTS = 100_000            # a sweep resolves every point before it runs: more is a mistake, not a sweep
 _SET = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)\s*=(.+)$")
@@ -30,12 +31,6 @@ def simtscope_version() -> str:
 
 class SweepError(ValueError):
     """A sweep that cannot run as asked (bad --set, no workloads, unknown source): the message says why."""
-
-
-def show(v, most: int = 80, quote: bool = True) -> str:
-    """A value as an error message quotes it: its repr (or the text itself), cut to `most` characters."""
-    r = repr(v) if quote else str(v)
-    return r if len(r) <= most else f"{r[:most]}... ({len(r)} characters)"
 
 
 def parse_sets(sets: list[str]) -> dict[str, list[str]]:

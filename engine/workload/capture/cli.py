@@ -12,6 +12,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from ...resources import missing_module
+
 
 def load_builder(spec: str):
     mod, _, fn = spec.rpartition(":")
@@ -38,11 +40,7 @@ def load_builder(spec: str):
 
 
 def cmd_capture(a) -> int:
-    try:
-        have_torch = importlib.util.find_spec("torch") is not None
-    except (ImportError, ValueError):
-        have_torch = False
-    if not have_torch:
+    if missing_module("torch"):
         print("simtscope capture: error: capturing runs the model with PyTorch on a CUDA GPU, and torch is not "
               "installed here", file=sys.stderr)
         return 2
