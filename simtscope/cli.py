@@ -116,6 +116,17 @@ def cmd_run(a) -> int:
     if a.launches and not a.workload:
         print("simtscope run: error: --launches picks launches of a --workload bundle", file=sys.stderr)
         return 2
+    # options of one source given with another (they were silently ignored)
+    for owner, opts in (("--ptx", (("--kernel", a.kernel), ("--grid", a.grid), ("--block", a.block),
+                                   ("--shared", a.shared or None), ("--arg", a.arg))),
+                        ("--case", (("--cases", a.cases),)),
+                        ("--trace", (("--allow-unknown-opcodes", a.allow_unknown_opcodes or None),))):
+        given = [f for f, v in opts if v is not None]
+        if given and not getattr(a, owner[2:]):
+            what = f"{' and '.join(given)} {'goes' if len(given) == 1 else 'go'} with {owner}"
+            print(f"simtscope run: error: {what}" + (f", not with {sources[0]}" if sources else f": add {owner}"),
+                  file=sys.stderr)
+            return 2
     if not (a.timing or a.launches or a.trace):         # a functional run: no timing model to configure
         given = [f for f, v in (("--config", a.config), ("--set", a.set or None), ("--threads", a.threads))
                  if v is not None]

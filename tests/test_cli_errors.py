@@ -185,3 +185,19 @@ def test_two_things_to_run_or_launches_without_a_bundle_are_refused(capsys, tmp_
            "simtscope run: error: --workload and --case each name what to run: give one of them")
     _fails(capsys, ["run", "--case", "saxpy_1M", "--launches", "0"],
            "simtscope run: error: --launches picks launches of a --workload bundle")
+
+
+def test_options_of_another_source_are_refused(capsys, tmp_path):
+    """--kernel, --grid, --block, --shared and --arg describe a --ptx launch; --cases goes with --case and
+    --allow-unknown-opcodes with --trace. Given with another source they used to be ignored without a word."""
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--kernel", "saxpy"],
+           "simtscope run: error: --kernel goes with --ptx, not with --case")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--grid", "1,1,1", "--arg", "i32=4"],
+           "simtscope run: error: --grid and --arg go with --ptx, not with --case")
+    _fails(capsys, ["run", "--workload", str(tmp_path), "--shared", "128"],
+           "simtscope run: error: --shared goes with --ptx, not with --workload")
+    _fails(capsys, ["run", "--ptx", "k.ptx", "--cases", "c.json"],
+           "simtscope run: error: --cases goes with --case, not with --ptx")
+    _fails(capsys, ["run", "--case", "saxpy_1M", "--allow-unknown-opcodes"],
+           "simtscope run: error: --allow-unknown-opcodes goes with --trace, not with --case")
+    _fails(capsys, ["run", "--kernel", "saxpy"], "simtscope run: error: --kernel goes with --ptx: add --ptx")
