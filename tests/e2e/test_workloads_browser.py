@@ -136,6 +136,48 @@ def test_a_changed_gpu_is_compared_as_a_difference(page, server, cnn_runs, shot)
     shot(page, "what-if")
 
 
+def test_the_launch_timeline_zooms_and_pans(page, server, cnn_runs, shot):
+    """The wheel zooms around the pointer (the cycle under it stays put), dragging pans by the distance dragged
+    and opens nothing, the whole-run button shows every launch again."""
+    a, _b = cnn_runs
+    page.goto(f"{server.url}/workload?run={a['id']}")
+    page.wait_for_function("() => window.__simtscopeWorkload.timeline.spans.length > 0")
+    tl = "window.__simtscopeWorkload.timeline"
+    total = page.evaluate(f"() => {tl}.total")
+    expect(page.locator("[data-testid=wl-whole]")).to_be_hidden()
+    box = page.locator("#wl-timeline canvas").bounding_box()
+    x0, plot_w = page.evaluate(f"() => [{tl}.x0, {tl}.plotW]")
+    px = box["x"] + x0 + 0.4 * plot_w
+    page.mouse.move(px, box["y"] + 40)
+    under = 0.4 * total
+    for _ in range(4):
+        page.mouse.wheel(0, -250)
+    page.wait_for_function(f"() => !{tl}.view.full")
+    v = page.evaluate(f"() => {tl}.view")
+    assert v["b"] - v["a"] < 0.5 * total
+    # the cycle under the pointer stays under it (within a pixel of the whole view: the pointer sits on whole pixels)
+    assert v["a"] + 0.4 * (v["b"] - v["a"]) == pytest.approx(under, abs=total / plot_w)
+    expect(page.locator("[data-testid=wl-whole]")).to_be_visible()
+    per_px = (v["b"] - v["a"]) / plot_w
+    # a drag of 100 px to the left shows 100 px worth of later cycles, and opens no launch
+    page.mouse.move(px, box["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(px - 100, box["y"] + 40, steps=5)
+    page.mouse.up()
+    w = page.evaluate(f"() => {tl}.view")
+    assert w["a"] - v["a"] == pytest.approx(100 * per_px, rel=0.02) and w["b"] - w["a"] == pytest.approx(v["b"] - v["a"])
+    assert "/workload?" in page.url
+    # every span drawn lies (at least partly) in the view, at the zoomed scale
+    spans = page.evaluate(f"() => {tl}.spans.filter((s) => !s.gap).map((s) => [s.xa, s.xb, s.len])")
+    assert spans and all(xb >= x0 and xa <= x0 + plot_w for xa, xb, _ in spans)
+    for xa, xb, n in spans:
+        assert xb - xa == pytest.approx(n / per_px, rel=1e-6)
+    shot(page, "timeline-zoomed")
+    page.click("[data-testid=wl-whole]")
+    assert page.evaluate(f"() => {tl}.view") == {"a": 0, "b": total, "full": True}
+    expect(page.locator("[data-testid=wl-whole]")).to_be_hidden()
+
+
 def test_clicking_a_launch_opens_its_per_cycle_view(page, server, cnn_runs, shot):
     a, _b = cnn_runs
     page.goto(f"{server.url}/workload?run={a['id']}")
