@@ -4,6 +4,7 @@ import { tickStep, cycles as fmtCycles, exact } from '../lib/format.js';
 import { INK, MUTED, GRID, CURSOR, STATE_COLOURS } from '../lib/colours.js';
 import { GUTTER, RULER_H } from './layout.js';
 import { clipRect } from '../render/svg-context.js';
+import { fitText } from '../render/fit-text.js';
 
 // mhz: the run's SM clock; the span shown is also given in µs (cycles stay the axis)
 export function drawRuler(ctx, view, width, cursor, title = '', mhz = null) {
@@ -17,7 +18,8 @@ export function drawRuler(ctx, view, width, cursor, title = '', mhz = null) {
     ctx.fillStyle = MUTED; ctx.fillRect(x, RULER_H - 8, 1, 7);
     ctx.fillStyle = INK; ctx.fillText(step < 1e4 ? exact(c) : fmtCycles(c), x + 3, RULER_H - 20);
   }
-  ctx.fillStyle = INK; ctx.font = 'bold 11px sans-serif'; ctx.fillText(title || 'cycle', 6, 4);
+  // the title stays in the gutter (a workload launch's run name is long): cut with an ellipsis, never over the ticks
+  ctx.fillStyle = INK; ctx.font = 'bold 11px sans-serif'; ctx.fillText(fitText(ctx, title || 'cycle', view.x0 - 10), 6, 4);
   ctx.font = '10px sans-serif'; ctx.fillStyle = MUTED;
   const us = mhz ? span / mhz : null;
   const time = us === null ? '' : (us >= 1000 ? ` · ${(us / 1000).toPrecision(3)} ms` : (us >= 1 ? ` · ${us.toPrecision(3)} µs` : ` · ${(us * 1000).toPrecision(3)} ns`));
