@@ -74,3 +74,34 @@ def test_markup_in_names_is_text_on_every_page(page, server, tmp_path, shot):
     expect(card.locator("h4")).to_contain_text(f"tool {SVG}")
     no_script_ran(page)
     shot(page, "hostile-summary")
+
+
+def test_markup_in_uploaded_ptx_and_in_an_upload_error_is_text(page, server, tmp_path, shot):
+    """An uploaded PTX whose comments hold markup, named with markup: its PTX source view shows the comment as
+    text. An upload the server refuses because of a kernel name with markup: the form's message shows it as
+    text."""
+    import json
+    from tests.e2e.conftest import open_view
+    from tests.test_server_uploads import CASE, PTX
+    at = PTX.index("ret;", PTX.index(".entry saxpy"))          # a comment before the saxpy kernel's ret
+    ptx = PTX[:at] + f"// {IMG}\n\t" + PTX[at:]
+    up = server.post("/api/uploads", files={"ptx": ("vec.ptx", ptx.encode())},
+                     data={"launch": json.dumps(CASE), "name": f"mine {SVG}"})
+    assert up.status_code == 201, up.text
+    wid = up.json()["workloads"][0]["id"]
+    r = server.post("/api/runs", json={"workload": wid, "config": "h200", "name": f"ptx {SVG}"})
+    run = wait_done(server.get, r.json()["id"], timeout=300)
+    assert run["status"] == "done", run
+    open_view(page, server, run["id"], tab="ptx")
+    expect(page.locator("[data-testid=run-title]")).to_contain_text(f"ptx {SVG}")
+    expect(page.get_by_text(f"// {IMG}")).to_be_visible()
+    no_script_ran(page)
+    shot(page, "hostile-ptx")
+    # the refusal of an upload names the kernel it did not find, as text
+    page.goto(server.url + "/")
+    (tmp_path / "v.ptx").write_text(PTX)
+    page.set_input_files("[data-testid=upload-file]", str(tmp_path / "v.ptx"))
+    page.fill("[data-testid=upload-launch]", json.dumps({**CASE, "kernel": f"k{IMG}"}))
+    page.click("[data-testid=upload-submit]")
+    expect(page.locator("[data-testid=upload-msg]")).to_contain_text(f"no kernel 'k{IMG}'")
+    no_script_ran(page)
