@@ -15,27 +15,38 @@ from pathlib import Path
 
 from engine.outpaths import folder_problem
 
-DEMO_CONFIG = "h200"
-
-
 def queue_demos(app) -> list[str]:
-    """Queue a run of each demo workload that has no run yet (any status but failed/cancelled)."""
+    """Queue a run of each demo workload (webapp/workloads.py: the suite's DEMOS and the DEMO_BUNDLES models)
+    that has no run yet (any status but failed, cancelled or interrupted), on the app's default config."""
+    from .api import ApiError
+    from .api.workload_runs import create_workload_run
     from .services import Services
-    from .workloads import DEMOS
+    from .workloads import DEMO_BUNDLES, DEMOS
     svc: Services = app.extensions["simtscope"]
     configs = svc.configs()
     if not configs:
         return []
-    config = DEMO_CONFIG if DEMO_CONFIG in configs else configs[0]
+    config = app.config["DEFAULT_CONFIG"] if app.config["DEFAULT_CONFIG"] in configs else configs[0]
     have = {r["workload"] for r in svc.cat.list_runs() if r["status"] not in ("failed", "cancelled", "interrupted")}
+    level, interval = app.config["DEFAULT_LEVEL"], app.config["DEFAULT_INTERVAL"]
     made = []
     for name in DEMOS:
         wid = f"case:{name}"
         if wid in have:
             continue
-        run = svc.cat.create_run(f"{name} on {config} (demo)", wid, config, [], app.config["DEFAULT_LEVEL"], None,
-                                 app.config["DEFAULT_INTERVAL"])
+        run = svc.cat.create_run(f"{name} on {config} (demo)", wid, config, [], level, None, interval)
         svc.jobs.submit(run["id"])
+        made.append(run["id"])
+    for name, launches in DEMO_BUNDLES:
+        wid = f"bundle:{name}"
+        if wid in have:
+            continue
+        with app.app_context():
+            try:
+                run = create_workload_run(svc, wid, {"launches": launches, "name": f"{name} on {config} (demo)"},
+                                          config, [], level, None, interval)
+            except ApiError:                # (a tree without the zoo's bundles: no whole-model demo)
+                continue
         made.append(run["id"])
     return made
 

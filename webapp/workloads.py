@@ -12,6 +12,9 @@ from pathlib import Path
 from engine.cases import DEFAULT_CASES, load_suite
 
 DEMOS = ("sgemm_tiled16_256", "softmax_4096x128")
+# the whole-model demo: a bundle of the project's zoo and the launches recorded cycle by cycle (its stem
+# convolution and the batch norm after it); the other 37 layers get their summary row
+DEMO_BUNDLES = (("resnet18_b1_224_fp16", "0,1"),)
 TRACE = "trace"                 # the case name of an uploaded trace directory: resolve() gives (folder, "@trace")
 
 

@@ -5,7 +5,7 @@ from flask import Blueprint, current_app, jsonify
 
 from .. import services
 from ..bundles import list_bundles
-from ..workloads import DEMOS, list_workloads
+from ..workloads import DEMO_BUNDLES, DEMOS, list_workloads
 from . import ApiError
 
 bp = Blueprint("catalog", __name__, url_prefix="/api")
@@ -21,7 +21,10 @@ def workloads():
     out = list_workloads(services.get().cat)
     for w in out:
         w["demo"] = w["kind"] == "builtin" and w["name"] in DEMOS
-    return jsonify(out + list_bundles(services.get().cat))
+    bundles = list_bundles(services.get().cat)
+    for w in bundles:
+        w["demo"] = w["id"] in {f"bundle:{name}" for name, _ in DEMO_BUNDLES}
+    return jsonify(out + bundles)
 
 
 @bp.delete("/workloads/<wid>")
