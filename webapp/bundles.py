@@ -184,6 +184,11 @@ def list_bundles(cat) -> list[dict]:
     return out
 
 
+def find_bundle(cat, wid: str) -> dict | None:
+    """The description (describe()) of the bundle with workload id `wid`, or None."""
+    return next((w for w in list_bundles(cat) if w["id"] == wid), None)
+
+
 def bundle_path(cat, wid: str, dirs: list[str]) -> Path | None:
     """The bundle behind a workload id, or None when the id is not a bundle's. KeyError: no such bundle."""
     src, _, name = wid.partition(":")

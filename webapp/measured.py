@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from engine.measured import case_measurement, named_comparison
 
-from .bundles import list_bundles
+from .bundles import find_bundle
 
 
 @lru_cache(maxsize=256)
@@ -29,7 +29,7 @@ def bundle_of(cat, run: dict) -> dict | None:
     wid = run.get("workload") or ""
     if wid.startswith("case:"):
         return None
-    return next((w for w in list_bundles(cat) if w["id"] == wid), None)
+    return find_bundle(cat, wid)
 
 
 def workload_measured(cat, run: dict) -> dict | None:

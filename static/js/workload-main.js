@@ -101,7 +101,7 @@ function render() {
   timeline.selected = state.selected;
   const clock = state.data.workload.clock_mhz || null;
   const gaps = rows.some((r) => r.gap_ns !== undefined && r.gap_ns !== null);
-  timeline.set(lanes, gaps ? clock : null);
+  timeline.set(lanes, gaps ? clock : null, ml);
   const notes = [gaps && clock ? `launches in stream order with the idle gaps between them as measured on the GPU (dashed; CUDA events around a back-to-back replay), at ${clock} MHz`
     : 'gaps not measured: launches end to end in stream order (the bundle records no gaps between them)', 'each span includes its launch overhead'];
   if (rows.some((r) => r.opaque)) notes.push('hatched: opaque launches (no PTX, not simulated) drawn with their measured time');
@@ -109,7 +109,6 @@ function render() {
   $('#wl-group').innerHTML = layered ? `rows: <label><input type="radio" name="grp" value="launch"${state.group ? '' : ' checked'}> launches</label>
     <label><input type="radio" name="grp" value="layer" data-testid="group-layer"${state.group ? ' checked' : ''}> layers (launches with one label summed)</label>` : '';
   table.render(sorted, state.sort, !!state.compare, state.group ? null : state.selected, ml);
-  timeline.labels = ml;
   $('#wl-chart-title').textContent = state.compare ? 'Speed-up per launch (B over A)' : `Time per launch: simulated vs ${ml.dev}`;
   chart.set(sorted, state.compare ? 'speedup' : 'time', ml);
 }

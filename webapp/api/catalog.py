@@ -21,9 +21,9 @@ def workloads():
     out = list_workloads(services.get().cat)
     for w in out:
         w["demo"] = w["kind"] == "builtin" and w["name"] in DEMOS
-    bundles = list_bundles(services.get().cat)
+    bundles, demos = list_bundles(services.get().cat), {f"bundle:{name}" for name, _ in DEMO_BUNDLES}
     for w in bundles:
-        w["demo"] = w["id"] in {f"bundle:{name}" for name, _ in DEMO_BUNDLES}
+        w["demo"] = w["id"] in demos
     return jsonify(out + bundles)
 
 

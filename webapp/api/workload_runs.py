@@ -12,7 +12,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request
 
 from .. import services
-from ..bundles import UploadRefused, describe, import_bundle, list_bundles, upload_limits
+from ..bundles import UploadRefused, describe, find_bundle, import_bundle, upload_limits
 from ..measured import workload_measured
 from ..store.catalogue import FINAL, LIVE
 from ..store.workload_run import read_workload
@@ -54,7 +54,7 @@ def parse_detail(v, n: int) -> list[int]:
 def create_workload_run(svc, wid: str, body: dict, config: str, overrides: list[str], level: str,
                         sms, interval: int) -> dict:
     """A workload run and its child runs (one per detailed launch), queued."""
-    desc = next((w for w in list_bundles(svc.cat) if w["id"] == wid), None)
+    desc = find_bundle(svc.cat, wid)
     if desc is None:
         raise ApiError(f"unknown workload {wid!r}", 404)
     n = desc["launches"]

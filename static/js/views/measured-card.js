@@ -3,14 +3,9 @@
 // the run simulates the measured device unchanged (meta.measured.comparable; engine/measured.py).
 import { escapeHtml, exact, pct } from '../lib/format.js';
 import { fmtBytes } from '../lib/run-metrics.js';
-import { measuredLabels } from '../lib/measured.js';
+import { gapSpan, measuredLabels } from '../lib/measured.js';
 
-function gapText(sim, hw, comparable) {
-  if (!hw || sim === undefined || sim === null) return '';
-  const e = (sim - hw) / hw, s = `${e >= 0 ? '+' : '−'}${(Math.abs(e) * 100).toFixed(1)}%`;
-  const cls = !comparable ? 'muted' : (Math.abs(e) > 0.3 ? 'bad' : (Math.abs(e) > 0.15 ? 'warn' : 'ok'));
-  return `<span class="${cls}">${s}</span>`;
-}
+const gapText = (sim, hw, comparable) => (!hw || sim === undefined || sim === null ? '' : gapSpan((sim - hw) / hw, comparable));
 
 export function measuredCard(meta) {
   const m = meta.measured, st = meta.stats || {};

@@ -11,6 +11,7 @@ import { fitText } from '../../render/fit-text.js';
 import { sizeCanvas } from '../../render/hidpi.js';
 import { hatch } from './hatch.js';
 import { attachZoom } from './launch-zoom.js';
+import { measuredLabels } from '../../lib/measured.js';
 
 const LANE_H = 34, LABEL_W = 200, AXIS_H = 20, PAD = 6;
 
@@ -21,7 +22,7 @@ export class LaunchTimeline {
       <button type="button" data-testid="wl-whole" hidden>whole run</button></div><canvas></canvas><div class="tooltip" hidden></div>`;
     this.canvas = root.querySelector('canvas'); this.tip = root.querySelector('.tooltip');
     this.whole = root.querySelector('[data-testid=wl-whole]');
-    this.lanes = []; this.spans = []; this.view = { a: 0, b: 1, full: true }; this.total = 0;
+    this.lanes = []; this.spans = []; this.labels = measuredLabels(null); this.view = { a: 0, b: 1, full: true }; this.total = 0;
     this.x0 = LABEL_W; this.plotW = 1; this.axisH = AXIS_H;
     this.canvas.addEventListener('mousemove', (e) => this._hover(e));
     this.canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; });
@@ -43,8 +44,11 @@ export class LaunchTimeline {
   }
 
   // lanes: [{name, rows, key: 'sim_cycles' | 'hw_cycles' | 'b_cycles', kind: 'sim' | 'hw'}];
-  // clockMhz: the run's SM clock, to draw measured gaps (ns) in cycles (none: gaps are not drawn)
-  set(lanes, clockMhz = null) { this.lanes = lanes; this.clockMhz = clockMhz; this.draw(); }
+  // clockMhz: the run's SM clock, to draw measured gaps (ns) in cycles (none: gaps are not drawn);
+  // labels: measuredLabels() of the run, for the tooltip (the measured device, error or difference)
+  set(lanes, clockMhz = null, labels = measuredLabels(null)) {
+    this.lanes = lanes; this.clockMhz = clockMhz; this.labels = labels; this.draw();
+  }
 
   gapCycles(r) {
     return r.gap_ns !== undefined && r.gap_ns !== null && this.clockMhz ? (r.gap_ns * this.clockMhz) / 1000 : 0;
@@ -155,7 +159,7 @@ export class LaunchTimeline {
     const lines = [`<b>#${r.index} ${escapeHtml(r.label)}</b>`, `${escapeHtml(r.kernel || '')}`,
       `${escapeHtml(s.lane.name)}: ${exact(s.len)} cycles, starts at ${exact(s.start)}`,
       `grid ${gridText(r.grid)} × block ${gridText(r.block)}`];
-    if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs ${escapeHtml(this.labels ? this.labels.dev : 'measured')} ${exact(r.hw_cycles)} (${this.labels ? this.labels.gap : 'error'} ${signedPct(r.err)})`);
+    if (r.hw_cycles && r.sim_cycles) lines.push(`simulated ${exact(r.sim_cycles)} vs ${escapeHtml(this.labels.dev)} ${exact(r.hw_cycles)} (${this.labels.gap} ${signedPct(r.err)})`);
     if (r.bound) lines.push(`bound: ${r.bound} · top stall ${escapeHtml(r.dominant_stall || '–')}`);
     if (s.opaque) lines.push('<b>opaque launch</b>: no PTX, not simulated; drawn with its measured time');
     if (r.gap_ns !== undefined && r.gap_ns !== null) lines.push(`measured idle gap before it: ${(r.gap_ns / 1000).toFixed(2)} µs`);

@@ -1,9 +1,9 @@
 // The per-layer table of a workload run: one row per launch, sortable by any column (click its header;
 // again to reverse). In compare mode it adds the other run's cycles and the speed-up. A row with a recorded
 // timeline opens its per-cycle view (the single-kernel explorer) when clicked.
-import { BOUND_COLOURS, bytesText, gridText, signedPct } from '../../lib/workload-rows.js';
+import { BOUND_COLOURS, bytesText, gridText } from '../../lib/workload-rows.js';
 import { escapeHtml, exact, pct } from '../../lib/format.js';
-import { measuredLabels } from '../../lib/measured.js';
+import { gapSpan, measuredLabels } from '../../lib/measured.js';
 import { HATCH_CSS } from './hatch.js';
 
 // ml: measuredLabels() of the run: the measured device's name and whether the gap to it is an error
@@ -16,7 +16,7 @@ const columns = (ml) => [
   { key: 'time_us', head: 'time µs', num: true, cell: (r) => (r.time_us ? r.time_us.toFixed(2) : '–') },
   { key: 'share', head: 'share', num: true, title: 'share of the workload\u2019s simulated cycles', cell: (r) => (r.share === null ? '–' : pct(r.share)) },
   { key: 'hw_cycles', head: `${escapeHtml(ml.dev)} cycles`, num: true, title: 'Nsight Compute gpc__cycles_elapsed.max, mean of the bundle\u2019s measurements', cell: (r) => (r.hw_cycles ? exact(r.hw_cycles) : '–') },
-  { key: 'err', head: ml.gap, num: true, title: `(simulated − measured) / measured${ml.why ? ` — not the model's error: ${ml.why}` : ''}`, cell: (r) => errCell(r.err, ml.comparable) },
+  { key: 'err', head: ml.gap, num: true, title: `(simulated − measured) / measured${ml.why ? ` — not the model's error: ${ml.why}` : ''}`, cell: (r) => gapSpan(r.err, ml.comparable) },
   { key: 'ipc', head: 'IPC', num: true, title: 'warp instructions per cycle, whole GPU', cell: (r) => (r.ipc === undefined ? '–' : r.ipc.toFixed(2)) },
   { key: 'dram_bytes', head: 'DRAM', num: true, title: 'DRAM bytes read + written', cell: (r) => bytesText(r.dram_bytes) },
   { key: 'l2_hit_rate', head: 'L2 hit', num: true, cell: (r) => (r.l2_hit_rate === undefined ? '–' : pct(r.l2_hit_rate)) },
@@ -30,11 +30,6 @@ const CMP_COLUMNS = [
   { key: 'speedup', head: 'speed-up', num: true, title: 'A cycles / B cycles', cell: (r) => (r.opaque ? '<span class="muted" title="not simulated: its measured time on both sides">opaque</span>' : speedCell(r.speedup)) },
 ];
 
-function errCell(e, comparable) {
-  if (e === null || e === undefined) return '–';
-  const cls = !comparable ? 'muted' : (Math.abs(e) > 0.3 ? 'bad' : (Math.abs(e) > 0.15 ? 'warn' : ''));
-  return `<span class="${cls}">${signedPct(e)}</span>`;
-}
 function speedCell(s) {
   if (!s) return '–';
   return `<span class="${s > 1.005 ? 'good' : (s < 0.995 ? 'bad' : '')}">${s.toFixed(3)}×</span>`;
