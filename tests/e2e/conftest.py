@@ -78,6 +78,14 @@ def wait_settled(page, condition: str = "true", arg=None, timeout: float = 60000
                            f" return !!(tl && tl.src && tl.settled() && ({condition})); }}", arg=arg, timeout=timeout)
 
 
+def upload_bundle(server, path) -> str:
+    """Upload a bundle archive through the API; its workload id."""
+    with open(path, "rb") as f:
+        up = server.post("/api/bundles", files={"bundle": (Path(path).name, f)})
+    assert up.status_code == 201, up.text
+    return up.json()["workloads"][0]["id"]
+
+
 def open_view(page, server, run_id: str, **params) -> None:
     """Open a run's view with URL state and wait until the window data is drawn. If it is not within the time
     limit, the failure says what the page had (its timeline source, its console, a screenshot) instead of only

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import upload_bundle
 from tests.fixtures.servers import wait_done
 
 # each payload bumps window.__xss if it ever becomes markup
@@ -39,11 +40,7 @@ def no_script_ran(page):
 
 
 def test_markup_in_names_is_text_on_every_page(page, server, tmp_path, shot):
-    dest = hostile_bundle(tmp_path / "saxpy_hostile.zip")
-    with open(dest, "rb") as f:
-        up = server.post("/api/bundles", files={"bundle": ("saxpy_hostile.zip", f)})
-    assert up.status_code == 201, up.text
-    wid = up.json()["workloads"][0]["id"]
+    wid = upload_bundle(server, hostile_bundle(tmp_path / "saxpy_hostile.zip"))
     r = server.post("/api/runs", json={"workload": wid, "config": "h200", "launches": "0", "name": f"run {IMG}"})
     assert r.status_code == 201, r.text
     run = wait_done(server.get, r.json()["id"], timeout=300)

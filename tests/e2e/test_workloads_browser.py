@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import upload_bundle
 from tests.fixtures.servers import wait_done
 
 MLP = "bundle:example_mlp_b64_fp32"
@@ -306,11 +307,7 @@ def opaque_gap_bundle(path: Path) -> Path:
 
 
 def test_opaque_launches_and_measured_gaps_on_the_workload_page(page, server, tmp_path, shot):
-    dest = opaque_gap_bundle(tmp_path / "saxpy_opaque_gaps.zip")
-    with open(dest, "rb") as f:
-        up = server.post("/api/bundles", files={"bundle": ("saxpy_opaque_gaps.zip", f)})
-    assert up.status_code == 201, up.text
-    wid = up.json()["workloads"][0]["id"]
+    wid = upload_bundle(server, opaque_gap_bundle(tmp_path / "saxpy_opaque_gaps.zip"))
     r = server.post("/api/runs", json={"workload": wid, "config": "h200", "name": "opaque and gaps"})
     assert r.status_code == 201, r.text
     run = wait_done(server.get, r.json()["id"], timeout=300)
