@@ -1,6 +1,7 @@
 """The demo runs `simtscope serve` queues on first start (webapp/serve.queue_demos): the suite's two demo
 kernels and the whole-model demo (ResNet-18, its first two launches cycle by cycle), on the calibrated
-preset; none again while a run of them exists; a failed or cancelled one is queued again."""
+preset; none again while a run of them exists; a failed or cancelled one is queued again. And the one werkzeug
+warning serve drops."""
 from __future__ import annotations
 
 import pytest
@@ -42,3 +43,22 @@ def test_the_demos_are_marked_in_the_workload_list(app):
     ws = {w["id"]: w for w in app.test_client().get("/api/workloads").get_json()}
     assert {i for i, w in ws.items() if w.get("demo")} == \
         {"case:sgemm_tiled16_256", "case:softmax_4096x128", "bundle:resnet18_b1_224_fp16"}
+
+
+def test_serve_drops_only_the_misleading_production_warning(caplog):
+    """Started without a terminal (a service, nohup), Flask-SocketIO's werkzeug warned of a "production
+    deployment" on every start; serve drops that line and keeps werkzeug's other warnings."""
+    import logging
+
+    from webapp.serve import quiet_werkzeug
+    quiet_werkzeug()
+    quiet_werkzeug()                                  # (twice: one filter)
+    log = logging.getLogger("werkzeug")
+    assert len(log.filters) == 1 and log.level == logging.WARNING
+    caplog.clear()
+    log.warning("Werkzeug appears to be used in a production deployment. Consider switching to a production "
+                "web server instead.")
+    log.warning("WebSocket transport not available. Install simple-websocket for improved performance.")
+    log.info("127.0.0.1 - - GET / 200")                 # (request lines: below the logger's level)
+    assert [r.getMessage() for r in caplog.records] == [
+        "WebSocket transport not available. Install simple-websocket for improved performance."]

@@ -51,6 +51,23 @@ def queue_demos(app) -> list[str]:
     return made
 
 
+class _NotProduction(logging.Filter):
+    """Flask-SocketIO warns that werkzeug "appears to be used in a production deployment" whenever stdin is
+    not a terminal (a service, nohup, CI). The explorer is a local tool served by werkzeug by design
+    (docs/explorer.md), so that line says nothing true: it is dropped; every other warning passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "appears to be used in a production deployment" not in record.getMessage()
+
+
+def quiet_werkzeug() -> None:
+    """werkzeug's request lines off (warnings and errors stay), and the production-deployment warning dropped."""
+    log = logging.getLogger("werkzeug")
+    log.setLevel(logging.WARNING)
+    if not any(isinstance(f, _NotProduction) for f in log.filters):
+        log.addFilter(_NotProduction())
+
+
 def serve(args) -> int:
     from . import create_app, socketio
     cfg = {}
@@ -82,7 +99,7 @@ def serve(args) -> int:
         if made:
             print(f"queued {len(made)} demo run(s): they simulate in the background", flush=True)
     print(f"simtscope explorer: http://{host}:{port}/   (run store: {app.config['DATA_DIR']})", flush=True)
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    quiet_werkzeug()
     try:
         from .timebounds import request_handler
         socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, use_reloader=False, log_output=False,
