@@ -148,6 +148,12 @@ def test_compare_gives_speedup_per_launch(client, mlp_run):
         assert row["speedup"] == pytest.approx(x["sim_cycles"] / y["sim_cycles"])
     assert c["total"]["speedup"] == pytest.approx(sum(x["sim_cycles"] for x in a_rows) /
                                                   sum(y["sim_cycles"] for y in b_rows))
+    # the run list gives each run's whole-model gap to the measurement: an error for the H200 as it is, ...
+    listed = {r["id"]: r for r in get(client, "/api/runs")}
+    base = get(client, f"/api/workload-runs/{mlp_run['id']}")["workload"]["summary"]
+    assert listed[mlp_run["id"]]["vs_measured"]["gap"] == pytest.approx(base["err_total"])
+    assert listed[mlp_run["id"]]["vs_measured"]["comparable"] is True
+    assert listed[other["id"]]["vs_measured"]["comparable"] is False
     # the other run halves the L2 and quarters the bandwidth: its gap to the measurement is a what-if
     assert get(client, f"/api/workload-runs/{other['id']}")["workload"]["measured"] == {
         "device": "NVIDIA H200", "sim_gpu": "NVIDIA H200", "comparable": False,

@@ -3,7 +3,7 @@
 A validation case's run gets the case's Nsight Compute row (validation/h200_results.json); a workload run
 and each of its launches' runs get the bundle's measured cycles and the device the bundle names. Whether the
 difference is the model's error (the run simulates the measured device, unchanged) is decided by
-engine/measured.py; the summary and the workload page label it an error only then.
+engine/measured.py; the run list, the summary and the workload page label it an error only then.
 """
 from __future__ import annotations
 
@@ -60,3 +60,23 @@ def run_measured(cat, run: dict) -> dict | None:
     hw = desc.get("hardware") or {}
     return {"cycles": cycles[launch], "tool": hw.get("tool"), **against(run, hw.get("device")),
             "source": f"bundle {desc['name']}, launch {launch}"}
+
+
+def list_gap(cat, run: dict) -> dict | None:
+    """For the run list: {gap, device, comparable, why} of a finished run that has a measurement, gap =
+    (simulated - measured) / measured over the whole run (a workload run: its summary's err_total), or None."""
+    if run.get("status") != "done":
+        return None
+    st = run.get("stats") or {}
+    if run.get("kind") == "workload":
+        gap = st.get("err_total")
+        if not isinstance(gap, (int, float)):
+            return None
+        recorded = st.get("measured")
+        return {"gap": gap, **(workload_measured(cat, run) or (recorded if isinstance(recorded, dict) else {}))}
+    wid = run.get("workload") or ""
+    sim = st.get("gpu_sim_cycle") or run.get("cycles")
+    m = case_measurement(wid[len("case:"):]) if wid.startswith("case:") and sim else None
+    if m is None:
+        return None
+    return {"gap": (sim - m["cycles"]) / m["cycles"], **against(run, m["device"])}

@@ -104,7 +104,7 @@ def signed(sim: float, hw: float) -> str:
     return f"{'+' if e >= 0 else '−'}{abs(e):.1f}%"
 
 
-def test_a_run_of_another_gpu_shows_the_measurement_as_a_difference(page, server, shot):
+def test_a_run_of_another_gpu_shows_the_measurement_as_a_difference(page, server, softmax_run, shot):
     """The same case simulated on the A100 preset: the H200's measurement is still shown, but the gap is a
     difference between GPUs, and the card says so."""
     r = server.post("/api/runs", json={"workload": "case:softmax_4096x128", "config": "a100", "level": "summary",
@@ -118,6 +118,15 @@ def test_a_run_of_another_gpu_shows_the_measurement_as_a_difference(page, server
     expect(card.locator("[data-testid=measured-why]")).to_have_text(
         "Not the model's error: simulated NVIDIA A100 SXM4 40GB, measured on NVIDIA H200.")
     shot(page, "summary-a100")
+    # the run list: the H200 run's gap as an error, the A100 run's as a difference "vs H200", with the reason
+    hw = json.loads((ROOT / "validation" / "h200_results.json").read_text())["cases"]["softmax_4096x128"]["ncu"]
+    page.goto(server.url + "/")
+    h200 = page.locator(f"tr[data-run='{softmax_run['id']}'] [data-testid=vs-measured]")
+    expect(h200).to_have_text(signed(softmax_run["cycles"], hw["gpc__cycles_elapsed.max"]))
+    a100 = page.locator(f"tr[data-run='{run['id']}'] [data-testid=vs-measured]")
+    expect(a100).to_have_text(f"{signed(run['cycles'], hw['gpc__cycles_elapsed.max'])} vs H200")
+    expect(a100.locator("span").first).to_have_attribute(
+        "title", "difference against NVIDIA H200; not the model's error: simulated NVIDIA A100 SXM4 40GB, measured on NVIDIA H200")
 
 
 def test_every_stall_colour_and_legend_entry_opens_its_glossary_entry(page, server, softmax_run, shot):

@@ -14,6 +14,7 @@ from engine.recording import LEVELS
 
 from .. import services
 from ..jobs.worker import load_factory
+from ..measured import list_gap
 from ..metrics import counters_csv
 from ..ranges import range_totals, warp_history
 from ..trace_export import trace_events
@@ -75,7 +76,7 @@ def list_runs():
     runs = svc.cat.list_runs()
     if request.args.get("children") != "1":            # a workload's per-launch runs: under their workload
         runs = [r for r in runs if not r.get("parent")]
-    return jsonify([_public(r) for r in runs])
+    return jsonify([{**_public(r), "vs_measured": list_gap(svc.cat, r)} for r in runs])
 
 
 @bp.post("")

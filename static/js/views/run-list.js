@@ -1,14 +1,16 @@
-// The run list: every run with its status and a progress bar while it simulates; open, download, cancel,
-// delete; import a run file from another machine. Polls GET /api/runs (every second while a run is live).
+// The run list: every run with its status and a progress bar while it simulates, and a finished run's gap to
+// the hardware measurement of the same work; open, download, cancel, delete; import a run file from another
+// machine. Polls GET /api/runs (every second while a run is live).
 import { api } from '../net/api.js';
 import { escapeHtml, exact } from '../lib/format.js';
+import { gapSpan, measuredLabels } from '../lib/measured.js';
 
 export class RunList {
   constructor(root, onOpen) {
     this.root = root; this.onOpen = onOpen; this.runs = []; this.timer = null;
     root.innerHTML = `
       <table class="runs" data-testid="run-table"><thead><tr><th>run</th><th>workload</th><th>config</th><th>recording</th>
-        <th>status</th><th>progress</th><th class="num">cycles</th><th class="num">warp insts</th><th></th></tr></thead><tbody></tbody></table>
+        <th>status</th><th>progress</th><th class="num">cycles</th><th class="num" title="simulated against the hardware measurement of the same work (a validation case, a bundle's launches): the model's error when the run simulates the measured GPU unchanged, else a difference (grey)">vs measured</th><th class="num">warp insts</th><th></th></tr></thead><tbody></tbody></table>
       <p class="empty muted" hidden>No runs yet: start one below.</p>
       <form class="import" data-testid="import-form"><label>Import a run file (.simtrun) <input type="file" name="run" accept=".simtrun,application/vnd.sqlite3"></label>
         <button type="submit">Import</button> <span class="limits muted small" data-testid="import-limits"></span> <span class="form-msg"></span></form>`;
@@ -38,6 +40,15 @@ export class RunList {
     return '';
   }
 
+  // the run's gap to its hardware measurement, its tooltip naming the device (and why it is not an error)
+  _gap(v) {
+    if (!v || typeof v !== 'object' || typeof v.gap !== 'number') return '';
+    const ml = measuredLabels(v);
+    const title = `${ml.gap} against ${v.device || 'the measurement'}${ml.why ? `; not the model's error: ${ml.why}` : ''}`;
+    const other = ml.comparable ? '' : ` <span class="small muted">vs ${escapeHtml(ml.dev)}</span>`;   // a difference
+    return `<span title="${escapeHtml(title)}">${gapSpan(v.gap, ml.comparable)}${other}</span>`;
+  }
+
   _render() {
     const body = this.root.querySelector('tbody');
     this.root.querySelector('.empty').hidden = this.runs.length > 0;
@@ -49,7 +60,8 @@ export class RunList {
         <td>${r.level}${r.record_sms ? ` <span class="muted">SMs ${r.record_sms.length}</span>` : ''}</td>
         <td><span class="status status-${r.status}" data-testid="status">${r.status}</span>${r.message ? `<div class="msg small">${escapeHtml(r.message)}</div>` : ''}</td>
         <td class="progress">${this._progress(r)}</td>
-        <td class="num">${r.cycles ? exact(r.cycles) : ''}</td><td class="num">${r.warp_insts ? exact(r.warp_insts) : ''}</td>
+        <td class="num">${r.cycles ? exact(r.cycles) : ''}</td><td class="num" data-testid="vs-measured">${this._gap(r.vs_measured)}</td>
+        <td class="num">${r.warp_insts ? exact(r.warp_insts) : ''}</td>
         <td class="actions">
           ${r.status === 'queued' || r.status === 'running' ? `<button data-cancel="${r.id}">cancel</button>` : ''}
           <a href="/api/runs/${r.id}/download" download>download</a>
