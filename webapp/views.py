@@ -15,3 +15,9 @@ def index():
 def workload():
     """A workload run: its launches on one timeline, the per-layer table (static/js/workload-main.js)."""
     return render_template("workload.html")
+
+
+@bp.get("/fidelity")
+def fidelity():
+    """The preset against the hardware: every measured case and model (static/js/fidelity-main.js)."""
+    return render_template("fidelity.html")

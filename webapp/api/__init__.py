@@ -1,5 +1,6 @@
 """REST API under /api: runs.py (runs: list, create, get, delete, download, import, CSV), catalog.py
-(configs, workloads), uploads.py (new workloads), workload_runs.py (bundles: upload, launch tables, compare). Errors are JSON {"error": message} with a 4xx status."""
+(configs, workloads), uploads.py (new workloads), workload_runs.py (bundles: upload, launch tables, compare),
+fidelity.py (the preset against the hardware). Errors are JSON {"error": message} with a 4xx status."""
 from __future__ import annotations
 
 from flask import Flask, jsonify, request
@@ -54,8 +55,8 @@ def _not_text(node, path: str = "") -> str | None:
 
 
 def register(app: Flask) -> None:
-    from . import catalog, runs, uploads, workload_runs
-    for mod in (runs, catalog, uploads, workload_runs):
+    from . import catalog, fidelity, runs, uploads, workload_runs
+    for mod in (runs, catalog, uploads, workload_runs, fidelity):
         app.register_blueprint(mod.bp)
 
     from ..redact import app_folders, scrub

@@ -1,0 +1,99 @@
+// The fidelity page (/fidelity): the calibrated preset against the hardware. Every measured validation case
+// and model bundle with the newest comparable run of the preset (GET /api/fidelity, webapp/fidelity.py): a
+// log-log scatter of simulated against measured cycles (y = x, and ±10 % / ±20 % bands), the mean absolute
+// error of each set, and a table per set, worst first, each row opening its run. Rows without a run can be
+// simulated from here (POST /api/fidelity/runs); the page follows them while they run.
+import { api } from './net/api.js';
+import { escapeHtml, exact, pct } from './lib/format.js';
+import { gapSpan } from './lib/measured.js';
+
+const $ = (s) => document.querySelector(s);
+const KIND = { cases: { title: 'validation cases', mark: 'circle' }, bundles: { title: 'models', mark: 'square' } };
+const state = { data: null, timer: null };
+window.__simtscopeFidelity = state;                       // for tests (tests/e2e)
+
+const runUrl = (kind, id) => (kind === 'bundles' ? `/workload?run=${encodeURIComponent(id)}` : `/?run=${encodeURIComponent(id)}&tab=summary`);
+
+function summary(d) {
+  const dev = escapeHtml(d.device || 'the hardware');
+  const parts = Object.keys(KIND).map((k) => {
+    const s = d.summary[k];
+    return `<span data-testid="fd-${k}-summary">${KIND[k].title}: <b>${s.compared}</b> of ${s.of} simulated${s.mae === null ? '' : `, mean |error| <b>${pct(s.mae)}</b>`}</span>`;
+  });
+  return `<p>The <b>${escapeHtml(d.config)}</b> preset against ${dev}: ${parts.join(' · ')}</p>`;
+}
+
+function table(kind, rows) {
+  const live = rows.filter((r) => r.live).length, missing = rows.filter((r) => !r.run && !r.live).length;
+  const sorted = [...rows].sort((a, b) => (a.gap === null) - (b.gap === null) || Math.abs(b.gap || 0) - Math.abs(a.gap || 0) || a.name.localeCompare(b.name));
+  const body = sorted.map((r) => `<tr data-workload="${escapeHtml(r.workload)}">
+      <td>${r.run ? `<a href="${runUrl(kind, r.run)}">${escapeHtml(r.name)}</a>` : escapeHtml(r.name)}</td>
+      ${kind === 'bundles' ? `<td class="num">${r.launches}</td>` : ''}
+      <td class="num">${r.sim_cycles ? exact(r.sim_cycles) : '–'}</td><td class="num">${exact(Math.round(r.hw_cycles))}</td>
+      <td class="num">${r.gap === null ? (r.live ? '<span class="muted">simulating…</span>' : '–') : gapSpan(r.gap, true)}</td></tr>`).join('');
+  const button = missing ? `<button type="button" data-simulate="${kind}" data-testid="fd-simulate-${kind}">simulate the ${missing} without a run</button>` : '';
+  return `<p class="small">${button} ${live ? `<span class="muted">${live} simulating or queued</span>` : ''}</p>
+    <table class="wl-table"><thead><tr><th>${kind === 'bundles' ? 'model' : 'case'}</th>${kind === 'bundles' ? '<th class="num">launches</th>' : ''}
+    <th class="num">simulated cycles</th><th class="num">measured cycles</th><th class="num">error</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+// log-log scatter as SVG: each point a link to its run, with its numbers as a tooltip
+function scatter(d) {
+  const pts = [];
+  for (const kind of Object.keys(KIND)) for (const r of d[kind]) if (r.run && r.sim_cycles) pts.push({ kind, r });
+  if (!pts.length) return '<p class="muted">No runs of the preset yet: simulate the cases or the models below.</p>';
+  const W = 460, H = 400, L = 64, B = 44, T = 12, R = 12;
+  const all = pts.flatMap((p) => [p.r.sim_cycles, p.r.hw_cycles]);
+  const lo = Math.log10(Math.min(...all) / 1.4), hi = Math.log10(Math.max(...all) * 1.4);
+  const X = (c) => L + ((Math.log10(c) - lo) / (hi - lo)) * (W - L - R);
+  const Y = (c) => H - B - ((Math.log10(c) - lo) / (hi - lo)) * (H - B - T);
+  const ticks = [];
+  for (let e = Math.ceil(lo); e <= Math.floor(hi); e++) {
+    const c = 10 ** e;
+    ticks.push(`<line x1="${X(c)}" y1="${T}" x2="${X(c)}" y2="${H - B}" class="grid"/><text x="${X(c)}" y="${H - B + 14}" text-anchor="middle">${exact(c)}</text>
+      <line x1="${L}" y1="${Y(c)}" x2="${W - R}" y2="${Y(c)}" class="grid"/><text x="${L - 4}" y="${Y(c) + 4}" text-anchor="end">${exact(c)}</text>`);
+  }
+  const a = 10 ** lo, b = 10 ** hi;
+  const band = (f, cls) => `<line x1="${X(a)}" y1="${Y(a * f)}" x2="${X(b)}" y2="${Y(b * f)}" class="${cls}"/>`;
+  const marks = pts.map(({ kind, r }) => {
+    const x = X(r.hw_cycles), y = Y(r.sim_cycles);
+    const shape = KIND[kind].mark === 'circle' ? `<circle cx="${x}" cy="${y}" r="4"/>` : `<rect x="${x - 4}" y="${y - 4}" width="8" height="8"/>`;
+    const tip = `${r.name}: simulated ${exact(r.sim_cycles)}, measured ${exact(Math.round(r.hw_cycles))} cycles (${(r.gap >= 0 ? '+' : '−') + Math.abs(100 * r.gap).toFixed(1)}%)`;
+    return `<a href="${runUrl(kind, r.run)}" class="pt ${kind}" data-testid="fd-point"><title>${escapeHtml(tip)}</title>${shape}</a>`;
+  }).join('');
+  return `<svg class="fd-scatter" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="simulated against measured cycles">
+    ${ticks.join('')}${band(1.2, 'band20')}${band(1 / 1.2, 'band20')}${band(1.1, 'band10')}${band(1 / 1.1, 'band10')}${band(1, 'diag')}
+    ${marks}
+    <text x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">measured cycles (log)</text>
+    <text x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">simulated cycles (log)</text></svg>
+    <p class="small muted">● validation cases · ■ models · solid: y = x · dashed: ±10 % · dotted: ±20 % · click a point to open its run</p>`;
+}
+
+function render() {
+  const d = state.data;
+  $('#fd-summary').innerHTML = summary(d);
+  $('#fd-scatter').innerHTML = scatter(d);
+  $('#fd-cases').innerHTML = table('cases', d.cases);
+  $('#fd-bundles').innerHTML = table('bundles', d.bundles);
+}
+
+async function load() {
+  clearTimeout(state.timer);
+  try {
+    state.data = await api('/api/fidelity');
+    $('#fd-error').textContent = '';
+    render();
+  } catch (e) { $('#fd-error').textContent = `Cannot read the fidelity table: ${e.message}`; return; }
+  const live = [...state.data.cases, ...state.data.bundles].some((r) => r.live);
+  state.timer = setTimeout(load, live ? 2000 : 10000);
+}
+
+document.addEventListener('click', async (e) => {
+  const what = e.target.dataset && e.target.dataset.simulate;
+  if (!what) return;
+  e.target.disabled = true;
+  try { await api('/api/fidelity/runs', { json: { what } }); }
+  catch (err) { $('#fd-error').textContent = err.message; }
+  load();
+});
+load();

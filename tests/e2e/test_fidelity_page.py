@@ -1,0 +1,33 @@
+"""The fidelity page in Chromium: its summary, tables and scatter show what GET /api/fidelity answers, and
+the softmax case's row holds the run's own gap to the H200's measurement (read back from the results file);
+a point opens its run."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_fidelity_page_draws_the_preset_against_the_hardware(page, server, softmax_run, shot):
+    d = server.get("/api/fidelity")
+    page.goto(server.url + "/")
+    page.click("[data-testid=nav-fidelity]")
+    expect(page.locator("[data-testid=fd-cases-summary]")).to_contain_text(
+        f"validation cases: {d['summary']['cases']['compared']} of 39 simulated")
+    # the softmax row: this run's cycles, the H200's, and the gap between them
+    hw = json.loads((ROOT / "validation" / "h200_results.json").read_text())["cases"]["softmax_4096x128"]["ncu"]
+    sim, meas = softmax_run["stats"]["gpu_sim_cycle"], hw["gpc__cycles_elapsed.max"]
+    e = 100 * (sim - meas) / meas
+    row = page.locator("[data-testid=fd-cases] tr[data-workload='case:softmax_4096x128'] td")
+    expect(row).to_have_text(["softmax_4096x128", f"{sim:,}", f"{meas:,}", f"{'+' if e >= 0 else '−'}{abs(e):.1f}%"])
+    # one point per row with a run, each a link to it; rows without one can be simulated from the page
+    done = [r for r in d["cases"] + d["bundles"] if r["run"]]
+    expect(page.locator("[data-testid=fd-point]")).to_have_count(len(done))
+    missing = sum(1 for r in d["cases"] if not r["run"] and not r["live"])
+    expect(page.locator("[data-testid=fd-simulate-cases]")).to_have_text(f"simulate the {missing} without a run")
+    shot(page, "fidelity")
+    page.locator("[data-testid=fd-point]").first.click()
+    page.wait_for_url("**/?run=*")
