@@ -69,7 +69,11 @@ def test_the_wheel_carries_every_package_and_data_folder(installed):
             want = {f"engine/{p.relative_to(ROOT).as_posix()}" for p in (ROOT / d).rglob("*")
                     if p.is_file() and "__pycache__" not in p.parts}
             assert want and want <= names, f"{d}/ incomplete in the wheel: {sorted(want - names)[:5]}"
-    assert "webapp/templates/index.html" in names and any(n.startswith("webapp/static/js/") for n in names)
+    # and every page template and static asset of the explorer (a page's base template or a module it imports
+    # missing from the wheel would only show as a broken page)
+    for d in ("templates", "static"):
+        want = {f"webapp/{p.relative_to(ROOT).as_posix()}" for p in (ROOT / d).rglob("*") if p.is_file()}
+        assert want and want <= names, f"{d}/ incomplete in the wheel: {sorted(want - names)[:5]}"
 
 
 def test_the_wheel_states_its_license_as_spdx_and_carries_the_file(installed):
@@ -126,6 +130,11 @@ def test_serve_from_another_folder(installed):
             assert "case:saxpy_1M" in ids and "bundle:example_mlp_b64_fp32" in ids     # cases and example bundles
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/workload", timeout=5) as r:
             assert "workload-main.js" in r.read().decode()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/fidelity", timeout=5) as r:
+            assert "fidelity-main.js" in r.read().decode()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/fidelity", timeout=30) as r:
+            fd = json.load(r)                          # the H200 measurements come with the wheel
+            assert fd["summary"]["cases"]["of"] == 39 and fd["summary"]["bundles"]["of"] >= 3
         assert (work / "instance").is_dir()          # the run store is made in the folder it was started from
     finally:
         proc.terminate()
