@@ -65,9 +65,12 @@ def test_simulate_the_missing_rows_once(app):
     before = get(client, "/api/fidelity")
     missing = {r["workload"] for r in before["cases"] if r["run"] is None}
     svc.jobs.shutdown()                       # (queued runs stay queued: this test looks at what was queued)
-    r = client.post("/api/fidelity/runs", json={"what": "cases"})
-    assert r.status_code == 201, r.get_json()
-    made = [svc.cat.get_run(i) for i in r.get_json()["queued"]]
+    # two clicks at once: each missing row is queued once
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: app.test_client().post("/api/fidelity/runs", json={"what": "cases"}), range(2)))
+    assert [a.status_code for a in answers] == [201, 201]
+    made = [svc.cat.get_run(i) for a in answers for i in a.get_json()["queued"]]
     assert {m["workload"] for m in made} == missing and len(made) == len(missing)
     assert all(m["config"] == "h200" and m["overrides"] == [] and m["level"] == "summary" for m in made)
     d = get(client, "/api/fidelity")

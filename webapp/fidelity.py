@@ -8,6 +8,8 @@ only their simulation. Nothing here is tuned or stored: the page shows what this
 """
 from __future__ import annotations
 
+import threading
+
 from engine.measured import case_measurement
 
 from .api.workload_runs import create_workload_run
@@ -17,6 +19,7 @@ from .store.catalogue import LIVE
 from .workloads import list_workloads
 
 KINDS = ("cases", "bundles")
+_QUEUEING = threading.Lock()        # two clicks at once queue each missing row once
 
 
 def _targets(cat) -> dict[str, list[dict]]:
@@ -67,6 +70,11 @@ def fidelity(cat, config: str) -> dict:
 def queue_missing(svc, kind: str, config: str, level: str, interval: int) -> list[str]:
     """Queue a summary-level run of the preset for every row of `kind` that has neither a comparable finished
     run nor a live one; the new runs' ids."""
+    with _QUEUEING:
+        return _queue(svc, kind, config, level, interval)
+
+
+def _queue(svc, kind: str, config: str, level: str, interval: int) -> list[str]:
     page = fidelity(svc.cat, config)
     made = []
     for row in page[kind]:
