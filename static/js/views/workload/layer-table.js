@@ -9,7 +9,7 @@ import { HATCH_CSS } from './hatch.js';
 // ml: measuredLabels() of the run: the measured device's name and whether the gap to it is an error
 const columns = (ml) => [
   { key: 'index', head: '#', num: true, cell: (r) => r.index },
-  { key: 'label', head: 'layer / op', cell: (r) => `<span class="wl-label" title="${escapeHtml(r.kernel || '')}">${escapeHtml(r.short || r.label)}</span>${r.op ? ` <span class="muted small">${escapeHtml(r.op)}</span>` : ''}` },
+  { key: 'label', head: 'layer / op', cell: (r) => `<span class="wl-label" title="${escapeHtml(r.kernel || '')}">${escapeHtml(r.short || r.label)}</span>${r.op ? ` <span class="wl-op muted small" title="${escapeHtml(r.op)}">${escapeHtml(r.op)}</span>` : ''}` },
   { key: 'grid', head: 'grid', sortable: false, cell: (r) => gridText(r.grid) },
   { key: 'sim_cycles', head: 'sim cycles', num: true, title: 'simulated cycles of this launch (cold caches)', cell: (r) => (r.sim_cycles ? exact(r.sim_cycles)
     : (r.opaque ? `<span class="opaque-tag" data-testid="opaque-tag" style="background:${HATCH_CSS}" title="opaque launch: no PTX, not simulated; its measured time (${escapeHtml(ml.dev)} column) counts in the totals">opaque</span>` : '–')) },
