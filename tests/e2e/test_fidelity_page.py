@@ -1,6 +1,6 @@
 """The fidelity page in Chromium: its summary, tables and scatter show what GET /api/fidelity answers, and
 the softmax case's row holds the run's own gap to the H200's measurement (read back from the results file);
-a point opens its run."""
+the scatter exports as a standalone SVG and a PNG at 2x; a point opens its run."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_fidelity_page_draws_the_preset_against_the_hardware(page, server, softmax_run, shot):
+def test_the_fidelity_page_draws_the_preset_against_the_hardware(page, server, softmax_run, tmp_path, shot):
     d = server.get("/api/fidelity")
     page.goto(server.url + "/")
     page.click("[data-testid=nav-fidelity]")
@@ -29,5 +29,28 @@ def test_the_fidelity_page_draws_the_preset_against_the_hardware(page, server, s
     missing = sum(1 for r in d["cases"] if not r["run"] and not r["live"])
     expect(page.locator("[data-testid=fd-simulate-cases]")).to_have_text(f"simulate the {missing} without a run")
     shot(page, "fidelity")
+    # the scatter as a figure: a standalone SVG (no links, styles as attributes, the key with each set's error)
+    with page.expect_download() as dl:
+        page.click("[data-testid=fd-export-svg]")
+    assert dl.value.suggested_filename == "simtscope-fidelity-h200.svg"
+    svg = tmp_path / "f.svg"
+    dl.value.save_as(svg)
+    import xml.etree.ElementTree as ET
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg" and root.get("width") == "460" and root.get("class") == "fd-scatter"
+    assert not root.findall(f".//{ns}a") and not root.findall(f".//{ns}title")
+    cases = [r for r in d["cases"] if r["run"]]
+    assert len(root.findall(f".//{ns}circle")) == len(cases) + 1          # the points and the key's mark
+    assert all(c.get("fill") == "#0072b2" for c in root.findall(f".//{ns}circle"))
+    text = "".join(root.itertext())
+    assert f"validation cases ({len(cases)}): mean |error| {100 * d['summary']['cases']['mae']:.1f}%" in text
+    with page.expect_download() as dl:
+        page.click("[data-testid=fd-export-png]")
+    png = (tmp_path / "f.png")
+    dl.value.save_as(png)
+    import struct
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (920, 840)
     page.locator("[data-testid=fd-point]").first.click()
     page.wait_for_url("**/?run=*")

@@ -22,7 +22,7 @@ function fileBase(tl) {
   return `simtscope-${tl.src.run}-${Math.round(s.a)}-${Math.round(s.b)}`;
 }
 
-function download(blob, name) {
+export function download(blob, name) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob); a.download = name;
   document.body.appendChild(a); a.click(); a.remove();
