@@ -42,13 +42,13 @@ def workload_measured(cat, run: dict) -> dict | None:
 
 def run_measured(cat, run: dict) -> dict | None:
     """For a single-kernel run's summary: the measurement of the same launch ({device, tool, cycles, and for a
-    validation case dram_bytes, l2_hit_rate, l1_hit_rate, sass_warp_insts}) with the comparison, or None."""
+    validation case dram_bytes, l2_hit_rate, l1_hit_rate, sass_warp_insts, stalls: warp-cycles per issued
+    instruction by reason}) with the comparison, or None."""
     wid = run.get("workload") or ""
     if wid.startswith("case:"):
         m = case_measurement(wid[len("case:"):])
         if m is None:
             return None
-        m = {k: v for k, v in m.items() if k != "stalls"}
         return {**m, **against(run, m["device"]), "source": "validation suite"}
     launch = (run.get("options") or {}).get("launch")
     if not run.get("parent") or not isinstance(launch, int):

@@ -96,6 +96,10 @@ def test_the_summary_shows_the_run_files_statistics(page, server, softmax_run, s
                               signed(st["gpu_sim_cycle"], hw["gpc__cycles_elapsed.max"])])
     expect(card.locator("thead th").nth(3)).to_have_text("error")
     expect(card.locator("[data-testid=measured-why]")).to_have_count(0)
+    # beside each stall reason's warp-cycles per issued instruction, the H200's for the same case (ncu's names)
+    expect(page.locator("[data-testid=stall-hw-head]")).to_have_text("H200 per issue")
+    hw_stall = lambda k: hw[f"smsp__average_warps_issue_stalled_{k}_per_issue_active.ratio"]   # noqa: E731
+    expect(rows.locator("td:nth-child(5)")).to_have_text([f"{float(f'{hw_stall(k):.3g}'):g}" for k in order])
     shot(page, "summary")
 
 

@@ -6,6 +6,7 @@ import { escapeHtml, exact, num, pct } from '../lib/format.js';
 import { runMetrics, stallTotals } from '../lib/run-metrics.js';
 import { GLOSSARY, definition } from '../lib/glossary.js';
 import { measuredCard } from './measured-card.js';
+import { measuredLabels } from '../lib/measured.js';
 
 export function stallSwatch(state, extra = '') {
   return `<a href="#" class="swatch gloss-link" data-gloss="${state}" style="background:${STATE_COLOURS[state] || '#f0f'}" title="${escapeHtml(state)}: ${escapeHtml(definition(state))} (click: glossary)"${extra}></a>`;
@@ -26,13 +27,16 @@ export function renderSummary(root, meta) {
     `<tr data-metric="${m.key}" title="${escapeHtml(m.help || '')}"><th>${m.label}</th><td class="num">${escapeHtml(m.fmt(m.value))}</td>
       <td class="muted small">${escapeHtml(m.note || m.unit || '')}</td></tr>`).join('')}</table></section>`);
   const rows = stallTotals(meta).filter((r) => r.cycles > 0);
+  // the hardware's warp-cycles per issued instruction by reason, where the same launch was measured (a suite case)
+  const hw = meta.measured && meta.measured.stalls && typeof meta.measured.stalls === 'object' ? meta.measured.stalls : null;
+  const ml = measuredLabels(meta.measured);
   const top = rows.length ? rows[0].cycles : 1;
   const stall = `<section class="card wide"><h4>Warp states <span class="muted small">(warp-cycles of resident warps;
       per issued instruction: Nsight's "warp cycles per issued instruction" split by reason; click a colour for its meaning)</span></h4>
     <table class="stalls" data-testid="stall-table"><thead><tr><th>state</th><th class="num">warp-cycles</th><th class="num">share</th>
-      <th class="num">per issued inst</th><th></th><th>meaning</th></tr></thead><tbody>${rows.map((r) => `<tr data-state="${r.state}">
+      <th class="num">per issued inst</th>${hw ? `<th class="num" data-testid="stall-hw-head" title="Nsight Compute's smsp__average_warps_issue_stalled_&lt;reason&gt;_per_issue_active.ratio of the same launch${ml.why ? ` (not the model's error: ${escapeHtml(ml.why)})` : ''}">${escapeHtml(ml.dev)} per issue</th>` : ''}<th></th><th>meaning</th></tr></thead><tbody>${rows.map((r) => `<tr data-state="${r.state}">
       <td>${stallSwatch(r.state)}<a href="#" class="gloss-link" data-gloss="${r.state}">${r.state}</a></td><td class="num">${exact(r.cycles)}</td>
-      <td class="num">${pct(r.share)}</td><td class="num">${r.perIssue === null ? '–' : num(r.perIssue, 3)}</td>
+      <td class="num">${pct(r.share)}</td><td class="num">${r.perIssue === null ? '–' : num(r.perIssue, 3)}</td>${hw ? `<td class="num${ml.comparable ? '' : ' muted'}">${typeof hw[r.state] === 'number' ? num(hw[r.state], 3) : '–'}</td>` : ''}
       <td class="bar"><div class="hbar" style="width:${(100 * r.cycles / top).toFixed(1)}%;background:${STATE_COLOURS[r.state]}"></div></td>
       <td class="small">${escapeHtml(GLOSSARY[r.state] ? GLOSSARY[r.state].text.split('. ')[0].replace(/\.?$/, '.') : '')}</td></tr>`).join('')}</tbody></table></section>`;
   const check = meta.check ? `<span class="${meta.check.passed ? 'ok' : 'error'}">outputs ${meta.check.passed ? 'match' : 'DO NOT match'} the reference</span>` : '';
