@@ -57,6 +57,15 @@ def test_rows_and_the_runs_that_fill_them(app):
     assert row["gap"] == pytest.approx((mine["stats"]["gpu_sim_cycle"] - hw) / hw)
     assert d["device"] == "NVIDIA H200"
     assert d["summary"]["cases"] == {"compared": 1, "of": 39, "mae": pytest.approx(abs(row["gap"]))}
+    # the stall mix: with one case, its own warp-cycles per issued instruction beside ncu's, reason by reason
+    ncu = HW["cases"]["saxpy_1M"]["ncu"]
+    sim = mine["stats"]["stalls_per_issue"]
+    hw_of = lambda k: ncu.get(f"smsp__average_warps_issue_stalled_{k}_per_issue_active.ratio")   # noqa: E731
+    want = [{"reason": k, "sim": pytest.approx(v), "hw": pytest.approx(hw_of(k)), "cases": 1}
+            for k, v in sim.items() if hw_of(k) is not None and (v or hw_of(k))]
+    assert sorted(d["stalls"], key=lambda x: x["reason"]) == sorted(want, key=lambda x: x["reason"])
+    assert [x["hw"] for x in d["stalls"]] == sorted((x["hw"] for x in d["stalls"]), reverse=True)
+    assert "_hw_stalls" not in row
 
 
 def test_simulate_the_missing_rows_once(app):

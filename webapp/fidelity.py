@@ -30,7 +30,7 @@ def _targets(cat) -> dict[str, list[dict]]:
             continue
         m = case_measurement(w["name"])
         if m is not None:
-            cases.append({"workload": w["id"], "name": w["name"], "hw_cycles": m["cycles"]})
+            cases.append({"workload": w["id"], "name": w["name"], "hw_cycles": m["cycles"], "_hw_stalls": m["stalls"]})
     bundles = [{"workload": b["id"], "name": b["name"], "launches": b["launches"],
                 "hw_cycles": sum(c for c in b["hw_cycles"] if c)}
                for b in list_bundles(cat) if any(b.get("hw_cycles") or ())]
@@ -43,7 +43,8 @@ def _preset_runs(cat, config: str) -> list[dict]:
 
 
 def fidelity(cat, config: str) -> dict:
-    """{config, device, cases: [row], bundles: [row], summary: {cases: {compared, of, mae}, bundles: ...}};
+    """{config, device, cases: [row], bundles: [row], summary: {cases: {compared, of, mae}, bundles: ...},
+    stalls: the suite's stall mix (_stall_mix)};
     a row: {workload, name, hw_cycles, run, sim_cycles, gap, live} (run: the newest comparable finished run's
     id or None; live: a run of it is queued or simulating)."""
     runs: dict[str, list[dict]] = {}
@@ -61,10 +62,33 @@ def fidelity(cat, config: str) -> dict:
                     row.update(run=r["id"], gap=g["gap"], sim_cycles=st.get("gpu_sim_cycle") or r.get("cycles"))
                     out["device"] = out["device"] or g.get("device")
         done = [x["gap"] for x in rows if x["gap"] is not None]
+        if kind == "cases":
+            out["stalls"] = _stall_mix(rows, runs)
         out[kind] = rows
         out["summary"][kind] = {"compared": len(done), "of": len(rows),
                                 "mae": sum(abs(x) for x in done) / len(done) if done else None}
     return out
+
+
+def _stall_mix(rows: list[dict], runs: dict[str, list[dict]]) -> list[dict]:
+    """Warp-cycles per issued instruction by reason, simulated and measured: the median over the cases that have
+    a run (a median: the atomics' hundreds of long_scoreboard cycles per issue would swamp a mean), as
+    [{reason, sim, hw, cases}], the largest measured first. Where the model's stall mix differs from the
+    hardware's even when the cycles agree."""
+    from statistics import median
+    pairs: dict[str, tuple[list[float], list[float]]] = {}
+    for row in rows:
+        hw = row.pop("_hw_stalls", None) or {}
+        run = next((r for r in runs.get(row["workload"], ()) if r["id"] == row["run"]), None)
+        sim = ((run or {}).get("stats") or {}).get("stalls_per_issue") or {}
+        for k in set(sim) & set(hw) if run else ():
+            if isinstance(sim[k], (int, float)) and isinstance(hw[k], (int, float)):
+                a, b = pairs.setdefault(k, ([], []))
+                a.append(sim[k])
+                b.append(hw[k])
+    mix = [{"reason": k, "sim": median(a), "hw": median(b), "cases": len(a)} for k, (a, b) in pairs.items()]
+    mix = [x for x in mix if x["sim"] or x["hw"]]
+    return sorted(mix, key=lambda x: (-x["hw"], x["reason"]))
 
 
 def queue_missing(svc, kind: str, config: str, level: str, interval: int) -> list[str]:

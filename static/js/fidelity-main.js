@@ -1,12 +1,14 @@
 // The fidelity page (/fidelity): the calibrated preset against the hardware. Every measured validation case
 // and model bundle with the newest comparable run of the preset (GET /api/fidelity, webapp/fidelity.py): a
 // log-log scatter of simulated against measured cycles (y = x, and ±10 % / ±20 % bands), the mean absolute
-// error of each set, and a table per set, worst first, each row opening its run. Rows without a run can be
+// error of each set, a table per set, worst first, each row opening its run, and the suite's stall mix (the
+// median warp-cycles per issued instruction by reason, simulated and measured). Rows without a run can be
 // simulated from here (POST /api/fidelity/runs); the page follows them while they run. The scatter exports as
 // SVG or PNG, for papers.
 import { api } from './net/api.js';
-import { escapeHtml, exact, pct } from './lib/format.js';
-import { gapSpan } from './lib/measured.js';
+import { escapeHtml, exact, num, pct } from './lib/format.js';
+import { STATE_COLOURS } from './lib/colours.js';
+import { deviceShort, gapSpan } from './lib/measured.js';
 import { download } from './render/export.js';
 
 const $ = (s) => document.querySelector(s);
@@ -100,8 +102,24 @@ function exportScatter(kind) {
   img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
 }
 
+// the suite's stall mix: per reason, the median warp-cycles per issued instruction, simulated and measured
+function stallMix(d) {
+  if (!d.stalls || !d.stalls.length) return '<p class="muted small">Appears when validation cases have runs.</p>';
+  const dev = escapeHtml(deviceShort(d.device));
+  const body = d.stalls.map((x) => {
+    const ratio = x.hw ? x.sim / x.hw : null;
+    const off = ratio === null ? '' : (ratio < 0.5 || ratio > 2 ? 'bad' : (ratio < 0.8 || ratio > 1.25 ? 'warn' : ''));
+    return `<tr data-reason="${escapeHtml(x.reason)}"><td><span class="swatch" style="background:${STATE_COLOURS[x.reason] || '#999'}"></span>${escapeHtml(x.reason)}</td>
+      <td class="num">${num(x.sim, 3)}</td><td class="num">${num(x.hw, 3)}</td><td class="num ${off}">${ratio === null ? '–' : `${num(ratio, 2)}×`}</td></tr>`;
+  }).join('');
+  return `<table class="wl-table" data-testid="fd-stalls"><thead><tr><th>reason</th><th class="num">simulated</th><th class="num">${dev}</th>
+    <th class="num">simulated / ${dev}</th></tr></thead><tbody>${body}</tbody></table>
+    <p class="small muted">medians over the ${d.stalls[0].cases} cases with a run; Nsight Compute's smsp__average_warps_issue_stalled_&lt;reason&gt;_per_issue_active.ratio</p>`;
+}
+
 function render() {
   const d = state.data;
+  $('#fd-stalls').innerHTML = stallMix(d);
   $('#fd-summary').innerHTML = summary(d);
   $('#fd-scatter').innerHTML = scatter(d);
   $('#fd-cases').innerHTML = table('cases', d.cases);

@@ -28,6 +28,10 @@ def test_the_fidelity_page_draws_the_preset_against_the_hardware(page, server, s
     expect(page.locator("[data-testid=fd-point]")).to_have_count(len(done))
     missing = sum(1 for r in d["cases"] if not r["run"] and not r["live"])
     expect(page.locator("[data-testid=fd-simulate-cases]")).to_have_text(f"simulate the {missing} without a run")
+    # the suite's stall mix, as the API gives it
+    stalls = page.locator("[data-testid=fd-stalls] tbody tr")
+    expect(stalls).to_have_count(len(d["stalls"]))
+    expect(stalls.locator("td:nth-child(1)")).to_have_text([x["reason"] for x in d["stalls"]])
     shot(page, "fidelity")
     # the scatter as a figure: a standalone SVG (no links, styles as attributes, the key with each set's error)
     with page.expect_download() as dl:
