@@ -9,6 +9,7 @@ only their simulation. Nothing here is tuned or stored: the page shows what this
 from __future__ import annotations
 
 import threading
+from statistics import median
 
 from engine.measured import case_measurement
 
@@ -30,7 +31,7 @@ def _targets(cat) -> dict[str, list[dict]]:
             continue
         m = case_measurement(w["name"])
         if m is not None:
-            cases.append({"workload": w["id"], "name": w["name"], "hw_cycles": m["cycles"], "_hw_stalls": m["stalls"]})
+            cases.append({"workload": w["id"], "name": w["name"], "hw_cycles": m["cycles"]})
     bundles = [{"workload": b["id"], "name": b["name"], "launches": b["launches"],
                 "hw_cycles": sum(c for c in b["hw_cycles"] if c)}
                for b in list_bundles(cat) if any(b.get("hw_cycles") or ())]
@@ -75,13 +76,14 @@ def _stall_mix(rows: list[dict], runs: dict[str, list[dict]]) -> list[dict]:
     a run (a median: the atomics' hundreds of long_scoreboard cycles per issue would swamp a mean), as
     [{reason, sim, hw, cases}], the largest measured first. Where the model's stall mix differs from the
     hardware's even when the cycles agree."""
-    from statistics import median
+    by_id = {r["id"]: r for rs in runs.values() for r in rs}
     pairs: dict[str, tuple[list[float], list[float]]] = {}
     for row in rows:
-        hw = row.pop("_hw_stalls", None) or {}
-        run = next((r for r in runs.get(row["workload"], ()) if r["id"] == row["run"]), None)
-        sim = ((run or {}).get("stats") or {}).get("stalls_per_issue") or {}
-        for k in set(sim) & set(hw) if run else ():
+        if row["run"] is None:
+            continue
+        sim = (by_id[row["run"]].get("stats") or {}).get("stalls_per_issue") or {}
+        hw = (case_measurement(row["name"]) or {}).get("stalls") or {}
+        for k in set(sim) & set(hw):
             if isinstance(sim[k], (int, float)) and isinstance(hw[k], (int, float)):
                 a, b = pairs.setdefault(k, ([], []))
                 a.append(sim[k])
