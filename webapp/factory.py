@@ -10,6 +10,8 @@ from pathlib import Path
 from flask import Flask
 from flask_socketio import SocketIO
 
+from .workloads import DEFAULT_CONFIG
+
 socketio = SocketIO()
 
 
@@ -34,7 +36,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         CONFIG_LISTER="webapp.jobs.sims:timing_configs",
         MAX_WORKERS=max(1, (os.cpu_count() or 2) - 1),
         FLOW_WINDOW=4,                         # frames a socket client may have unacknowledged
-        DEFAULT_CONFIG="h200",                 # a run or sweep that names no config (the calibrated preset)
+        DEFAULT_CONFIG=DEFAULT_CONFIG,         # a run or sweep that names no config (the calibrated preset)
         DEFAULT_LEVEL="full",
         DEFAULT_INTERVAL=256,
         MAX_CTAS=1 << 20,                      # launches above this are refused at upload

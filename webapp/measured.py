@@ -32,11 +32,12 @@ def bundle_of(cat, run: dict) -> dict | None:
     return find_bundle(cat, wid)
 
 
-def workload_measured(cat, run: dict) -> dict | None:
-    """For the workload page: {device, sim_gpu, comparable, why}, or None for a bundle without measurements."""
+def workload_measured(cat, run: dict, recorded=None) -> dict | None:
+    """For the workload page: {device, sim_gpu, comparable, why}, or None for a bundle without measurements.
+    `recorded`: the comparison the run's summary kept, used when the bundle is not here (an imported run file)."""
     desc = bundle_of(cat, run)
     if desc is None or not any(desc.get("hw_cycles") or ()):
-        return None
+        return recorded if desc is None and isinstance(recorded, dict) else None
     return against(run, (desc.get("hardware") or {}).get("device"))
 
 
@@ -72,11 +73,9 @@ def list_gap(cat, run: dict) -> dict | None:
         gap = st.get("err_total")
         if not isinstance(gap, (int, float)):
             return None
-        recorded = st.get("measured")
-        return {"gap": gap, **(workload_measured(cat, run) or (recorded if isinstance(recorded, dict) else {}))}
-    wid = run.get("workload") or ""
+        return {"gap": gap, **(workload_measured(cat, run, st.get("measured")) or {})}
     sim = st.get("gpu_sim_cycle") or run.get("cycles")
-    m = case_measurement(wid[len("case:"):]) if wid.startswith("case:") and sim else None
+    m = run_measured(cat, run) if sim else None
     if m is None:
         return None
-    return {"gap": (sim - m["cycles"]) / m["cycles"], **against(run, m["device"])}
+    return {"gap": (sim - m["cycles"]) / m["cycles"], **{k: m[k] for k in ("device", "sim_gpu", "comparable", "why")}}

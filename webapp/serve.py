@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.outpaths import folder_problem
 
+
 def queue_demos(app) -> list[str]:
     """Queue a run of each demo workload (webapp/workloads.py: the suite's DEMOS and the DEMO_BUNDLES models)
     that has no run yet (any status but failed, cancelled or interrupted), on the app's default config."""
@@ -26,7 +27,7 @@ def queue_demos(app) -> list[str]:
     configs = svc.configs()
     if not configs:
         return []
-    config = app.config["DEFAULT_CONFIG"] if app.config["DEFAULT_CONFIG"] in configs else configs[0]
+    config = svc.default_config(configs)
     have = {r["workload"] for r in svc.cat.list_runs() if r["status"] not in ("failed", "cancelled", "interrupted")}
     level, interval = app.config["DEFAULT_LEVEL"], app.config["DEFAULT_INTERVAL"]
     made = []

@@ -65,11 +65,17 @@ class Services:
     jobs: JobManager
     readers: ReaderPool
     config_lister: object
+    preferred_config: str = ""             # the app's DEFAULT_CONFIG
     sessions: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def configs(self) -> list[str]:
         return list(self.config_lister())
+
+    def default_config(self, configs: list[str] | None = None) -> str | None:
+        """The config of a run that names none: the app's DEFAULT_CONFIG where this server has it, else its first."""
+        configs = self.configs() if configs is None else configs
+        return self.preferred_config if self.preferred_config in configs else (configs[0] if configs else None)
 
 
 def init_app(app: Flask) -> None:
@@ -81,7 +87,7 @@ def init_app(app: Flask) -> None:
                       limits={"max_cycles": app.config["RUN_MAX_CYCLES"],
                               "max_warp_insts": app.config["RUN_MAX_WARP_INSTS"],
                               "mem_bytes": app.config["WORKER_MEM_BYTES"]})
-    svc = Services(cat, jobs, ReaderPool(cat), load_factory(app.config["CONFIG_LISTER"]))
+    svc = Services(cat, jobs, ReaderPool(cat), load_factory(app.config["CONFIG_LISTER"]), app.config["DEFAULT_CONFIG"])
     app.extensions["simtscope"] = svc
     atexit.register(jobs.shutdown)
 

@@ -93,8 +93,7 @@ def create_run():
         why = e.args[0] if isinstance(e, KeyError) and e.args else e     # a KeyError's str() is its repr
         raise ApiError(f"unknown workload {show(wid)}: {str(why)[:200]}", 404) from None
     configs = svc.configs()
-    default = current_app.config["DEFAULT_CONFIG"]
-    config = body.get("config") or (default if default in configs else (configs[0] if configs else None))
+    config = body.get("config") or svc.default_config(configs)
     if config not in configs:
         raise ApiError(f"unknown config {show(config)}; known: {', '.join(configs) or 'none'}")
     overrides = body.get("overrides") or []

@@ -100,8 +100,7 @@ def _workload(run_id: str) -> dict:
     children = {c["id"]: svc.cat.sync_run(c["id"]) for c in svc.cat.child_runs(run_id)}
     wl = meta.get("workload") or {"launches": [], "detail": run["options"].get("detail", [])}
     wl.setdefault("clock_mhz", _clock_mhz(run["config"], tuple(run.get("overrides") or ())))
-    recorded = (wl.get("summary") or {}).get("measured")          # (a run file imported without its bundle)
-    wl["measured"] = workload_measured(svc.cat, run) or (recorded if isinstance(recorded, dict) else None)
+    wl["measured"] = workload_measured(svc.cat, run, (wl.get("summary") or {}).get("measured"))
     for row in wl["launches"]:
         c = children.get(row.get("child"))
         if c is not None:
