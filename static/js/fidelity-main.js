@@ -10,13 +10,14 @@ import { escapeHtml, exact, num, pct } from './lib/format.js';
 import { STATE_COLOURS } from './lib/colours.js';
 import { deviceShort, gapSpan } from './lib/measured.js';
 import { download } from './render/export.js';
+import { runHref } from './lib/links.js';
 
 const $ = (s) => document.querySelector(s);
 const KIND = { cases: { title: 'validation cases' }, bundles: { title: 'models' } };
 const state = { data: null, timer: null };
 window.__simtscopeFidelity = state;                       // for tests (tests/e2e)
 
-const runUrl = (kind, id) => (kind === 'bundles' ? `/workload?run=${encodeURIComponent(id)}` : `/?run=${encodeURIComponent(id)}&tab=summary`);
+const runUrl = (kind, id) => (kind === 'bundles' ? runHref(id, true) : runHref(id, false, '&tab=summary'));
 
 function summary(d) {
   const dev = escapeHtml(d.device || 'the hardware');

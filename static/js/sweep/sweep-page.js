@@ -2,6 +2,7 @@
 // every second, points appear as they are stored), open a point's run, compare two, start a small sweep.
 // The selected sweep lives in the URL (?sweep=ID&x=KEY&metric=NAME).
 import { api } from '../net/api.js';
+import { runHref } from '../lib/links.js';
 import { escapeHtml, exact, num, pct } from '../lib/format.js';
 import { SweepChart } from './sweep-chart.js';
 import { NewSweepForm } from './new-sweep-form.js';
@@ -40,7 +41,7 @@ function topStall(row) {
 const valueOf = (p, metric) => (p.row ? p.row[metric] : null);
 // a bundle's point is a workload run (its launch table, /workload); the others are kernel runs (/)
 const isWorkload = (p) => p.workload.startsWith('bundle:');
-const runUrl = (p) => `${isWorkload(p) ? '/workload' : '/'}?run=${encodeURIComponent(p.run_id)}`;
+const runUrl = (p) => runHref(p.run_id, isWorkload(p));
 
 class SweepPage {
   constructor(root) {

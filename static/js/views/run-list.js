@@ -4,6 +4,7 @@
 import { api } from '../net/api.js';
 import { escapeHtml, exact } from '../lib/format.js';
 import { gapSpan, measuredLabels } from '../lib/measured.js';
+import { runHref } from '../lib/links.js';
 
 export class RunList {
   constructor(root, onOpen) {
@@ -54,7 +55,7 @@ export class RunList {
     this.root.querySelector('.empty').hidden = this.runs.length > 0;
     body.innerHTML = this.runs.map((r) => `
       <tr data-run="${r.id}" data-status="${r.status}">
-        <td>${r.kind === 'workload' ? `<a href="/workload?run=${encodeURIComponent(r.id)}" data-testid="open-workload">${escapeHtml(r.name)}</a> <span class="muted small">whole model</span>`
+        <td>${r.kind === 'workload' ? `<a href="${runHref(r.id, true)}" data-testid="open-workload">${escapeHtml(r.name)}</a> <span class="muted small">whole model</span>`
           : `<a href="?run=${encodeURIComponent(r.id)}" data-open="${r.id}">${escapeHtml(r.name)}</a>`}<div class="muted small">${r.id}</div></td>
         <td>${escapeHtml(r.workload)}</td><td>${escapeHtml(r.config)}${r.overrides.length ? ` <span class="muted">${escapeHtml(r.overrides.join(' '))}</span>` : ''}</td>
         <td>${r.level}${r.record_sms ? ` <span class="muted">SMs ${r.record_sms.length}</span>` : ''}</td>
