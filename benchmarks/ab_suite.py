@@ -14,7 +14,7 @@ served as device request speed4b's script (docs/performance.md).
 import argparse, hashlib, json, os, statistics, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
-from engine_build import engine_build_of
+from engine_build import engine_build_of, host_desc
 
 CHILD = r"""
 import hashlib, json, os, sys, time
@@ -76,7 +76,7 @@ def main():
     roots = {"base": a.base, "new": a.new, **{f"alt{i + 1}": p for i, p in enumerate(a.alt)}}
     ws = list(roots)
     tasks = [(r, n, ws[(j + r) % len(ws)]) for r in range(a.repeat) for n in order for j in range(len(ws))]
-    print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {len(tasks)} launches, {a.jobs} at a time, cap {a.cap:,}; "
+    print(f"machine: {host_desc()}, load {os.getloadavg()[0]:.1f}; {len(tasks)} launches, {a.jobs} at a time, cap {a.cap:,}; "
           f"{roots}", flush=True)
     for k, root in roots.items():
         print(f"engine build, {k}: {engine_build_of(root)}", flush=True)

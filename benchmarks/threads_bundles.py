@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine_build import engine_build_of
+from engine_build import engine_build_of, host_desc
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = "resnet18_b1_224_fp16,resnet18_b16_224_fp16,gpt2_small_t256_fp16,bert_base_b4_t128_fp16,lenet5_b64_fp32"
@@ -188,6 +188,7 @@ def main(argv=None) -> int:
             rows.append((name, r, " ".join(f"{min(walls[r, t]):7.2f} {med[t]:7.2f}" for t in threads),
                          " ".join(f"{med[threads[0]] / med[t]:5.2f}x" for t in threads[1:]),
                          " ".join(f"{pmed[t]:6.2f}" for t in threads), same))
+    print(f"machine: {host_desc()}")
     for r, root in roots.items():
         print(f"engine build, {r}: {engine_build_of(root)}")
     head = " ".join(f"{'T' + str(t) + ' best':>7s} {'median':>7s}" for t in threads)

@@ -39,7 +39,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine_build import engine_build_of
+from engine_build import engine_build_of, host_desc
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -128,7 +128,7 @@ def run_child(root, name, config, threads, cap=0, overrides=()):
 def compare_baseline(a, names, counts):
     here = Path(__file__).resolve().parent.parent
     base = Path(a.baseline).resolve()
-    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+    print(f"machine: {host_desc()}, load average {os.getloadavg()[0]:.1f}; "
           f"baseline {base}; one thread: CPU time of the launch, more threads: wall time; best of {a.repeat}"
           + (f"; this checkout with {a.set}" if a.set else ""))
     print(f"engine builds: this checkout {engine_build()}; baseline {engine_build_of(base)}")
@@ -183,7 +183,7 @@ def suite_jobs(a, suite, names, counts):
             if isinstance(c, dict) and c.get("warp_insts") and c.get("sim_rate_warp_insts_per_s"):
                 est[c["name"]] = min(c["warp_insts"], a.max_insts or c["warp_insts"]) / c["sim_rate_warp_insts_per_s"]
     tasks = sorted(((n, t) for n in names for t in counts), key=lambda nt: -est.get(nt[0], 0.0) / nt[1] ** 0.5)
-    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+    print(f"machine: {host_desc()}, load average {os.getloadavg()[0]:.1f}; "
           f"{len(tasks)} launches, {a.jobs} at a time, each in a fresh process; cap {a.max_insts:,} warp insts; "
           f"engine build: {engine_build()}")
     t0 = time.perf_counter()
@@ -266,7 +266,7 @@ def main(argv=None):
         if t != counts[0]:
             head += f" {f'{t}T/{counts[0]}T':>7s}"
     head += "  same stats" + (f" {'func M/s':>9s}" if a.functional else "")
-    print(f"machine: {len(os.sched_getaffinity(0))} cores available, load average {os.getloadavg()[0]:.1f}; "
+    print(f"machine: {host_desc()}, load average {os.getloadavg()[0]:.1f}; "
           f"engine build: {engine_build()}")
     print(head)
     base_rates, ratios = [], {}
