@@ -159,3 +159,57 @@ def test_global_requests_queued_beyond_the_lsu_queue_are_lg_throttle():
     assert st["L1D_total_requests"] == 32 * 8 * 32     # 32 warps x 8 stores x 32 lines
     assert s["lg_throttle"] > 0
     assert s["lg_throttle"] > s["mio_throttle"], s
+
+
+# each thread: 16 independent MUFU.EX2 (the SFU pipe takes one warp instruction per 8 cycles per sub-core),
+# then their sum to its word
+SFU_RUN = """
+  .reg .b32 %t;
+  .reg .f32 %x, %y<16>, %s;
+  .reg .b64 %out, %o;
+  mov.u32 %t, %tid.x;
+  cvt.rn.f32.u32 %x, %t;
+  mul.f32 %x, %x, 0f3A800000;
+""" + "".join(f"  add.f32 %y{i}, %x, 0f{0x3C000000 + i * 0x00100000:08X};\n" for i in range(16)) + \
+    "".join(f"  ex2.approx.ftz.f32 %y{i}, %y{i};\n" for i in range(16)) + """
+  mov.f32 %s, 0f00000000;
+""" + "".join(f"  add.f32 %s, %s, %y{i};\n" for i in range(16)) + """
+  ld.param.u64 %out, [p_buf];
+  mul.wide.u32 %o, %t, 4;
+  add.u64 %out, %out, %o;
+  st.global.f32 [%out], %s;
+  ret;
+"""
+
+
+def _sfu_run(threads: int):
+    sim = TimingSim("h200")
+    k = load_kernel(sim, SFU_RUN)
+    buf = sim.device.to_device(np.zeros(threads, np.float32))
+    sim.flush()
+    st = sim.launch(k, 1, threads, [buf]).stats
+    x = np.arange(threads, dtype=np.float32) * np.float32(2.0 ** -10)
+    adds = [np.float32(np.frombuffer(np.uint32(0x3C000000 + i * 0x00100000).tobytes(), np.float32)[0]) for i in range(16)]
+    want = sum(np.exp2((x + a).astype(np.float32)).astype(np.float32) for a in adds)
+    np.testing.assert_allclose(sim.device.from_device(buf), want, rtol=1e-5)
+    return st["stall_cycles"]
+
+
+def test_a_warp_held_by_its_own_last_issue_on_a_pipe_waits_it_is_not_throttled():
+    """One warp per sub-core (128 threads): between two of its MUFU it waits for the SFU pipe it booked itself,
+    which ptxas's stall counts make Nsight Compute charge as `wait`; no other warp wants the pipe, so there is no
+    math_pipe_throttle."""
+    s = _sfu_run(128)
+    assert s["math_pipe_throttle"] == 0, s
+    # 15 gaps of (8 - 1) cycles per warp behind its own MUFU, four warps
+    assert s["wait"] >= 4 * 15 * 7, s
+
+
+def test_warps_held_by_other_warps_use_of_a_pipe_are_math_pipe_throttle():
+    """Eight warps per sub-core (1024 threads) share one SFU pipe each: a warp that finds the pipe booked by
+    another is throttled, as Nsight Compute's "all active warps' next instruction on an oversubscribed pipe"."""
+    s = _sfu_run(1024)
+    assert s["math_pipe_throttle"] > s["wait"], s
+    # 8 warps x 16 MUFU at 8 cycles apiece keep each sub-core's pipe busy ~1,000 cycles; most of a warp's time is
+    # spent behind the others' bookings
+    assert s["math_pipe_throttle"] > 32 * 16 * 7 * 0.5, s

@@ -17,6 +17,13 @@ static inline void throttle(gs_subcore *sc, uint32_t pos, uint64_t until, uint8_
     }
 }
 
+/* the state of a warp whose pipe is busy: its own last issue's interval is what ptxas's stall counts hold a warp
+ * for (Nsight's `wait`); another warp's use of the pipe is `math_pipe_throttle` (memory pipes: `mio_throttle`) */
+static inline uint8_t pipe_state(const gs_subcore *sc, int unit, int slot) {
+    if (sc->unit_by[unit] == slot) return GS_WS_WAIT;
+    return unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
+}
+
 static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now, uint64_t *next) {
     if (!tw->w || tw->done || tw->blocked || tw->next_pc < 0) return 0;
     if (tw->ready_at > now) {
@@ -26,7 +33,7 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
     uint64_t uf = sc->unit_free[tw->next_unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, tw->pos, uf, tw->next_unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE);
+        throttle(sc, tw->pos, uf, pipe_state(sc, tw->next_unit, tw->slot));
         return 0;
     }
     uint64_t qf = sc->q_free[tw->next_q];          /* the memory queue it would enter is full */
@@ -51,7 +58,7 @@ static inline int eligible_at(gs_subcore *sc, uint32_t i, uint64_t now, uint64_t
     uint64_t uf = sc->unit_free[unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, i, uf, unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE);
+        throttle(sc, i, uf, pipe_state(sc, unit, sc->warps[i]));
         return 0;
     }
     uint8_t q = sc->q[i];

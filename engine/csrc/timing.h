@@ -125,6 +125,9 @@ typedef struct gs_subcore {
     uint32_t carry16;                  /* SASS timing: x16 part of a slot the last issue ran into this cycle */
     uint64_t next_check;               /* no warp can issue before this cycle */
     uint64_t unit_free[GS_U__COUNT];
+    int32_t unit_by[GS_U__COUNT];      /* the warp slot whose issue set unit_free (-1: none, or a booking that is
+                                        * not an arithmetic pipe's issue interval): a warp held by its own
+                                        * booking waits (`wait`), one held by another warp's is throttled */
     uint64_t wgmma_free;               /* the tensor pipe may start the next wgmma (tsm.c wgmma_time) */
     uint64_t q_free[GS_Q__COUNT];      /* an instruction may enter queue q from this cycle (SM-wide) */
     uint64_t *rdy;                     /* per position (capacity: max_warps / subcores) */

@@ -297,6 +297,7 @@ static uint32_t issue_frag_part(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *
     sm->last_issue = now;
     sm->issued_q++;
     sc->unit_free[GS_U_LDST] = now + cf->pipes_interval_cycles[GS_U_LDST];
+    sc->unit_by[GS_U_LDST] = -1;
     const gs_xinst *x = &ts->prog->x[tw->frag_pc];
     uint64_t lsu0 = sm->lsu.next_free;
     uint64_t d = gs_tmem_frag_part(ts, sm, tw, x, now, tw->frag_next);
@@ -359,6 +360,7 @@ static uint64_t wgmma_time(const gs_tconfig *cf, gs_tsm *sm, gs_subcore *sc, con
     sc->wgmma_free = start + busy;
     uint64_t backlog = (uint64_t)cf->sm_wgmma_queue * busy;
     sc->unit_free[GS_U_TENSOR] = sc->wgmma_free > now + backlog ? sc->wgmma_free - backlog : now + 1;
+    sc->unit_by[GS_U_TENSOR] = -1;
     return start + cf->sm_wgmma_latency_cycles + (uint64_t)(n * cf->sm_wgmma_cycles_per_n + 0.5) +
            (a_smem ? cf->sm_wgmma_smem_a_cycles : 0);
 }
@@ -469,7 +471,10 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         interval = (sa->pipe16 * interval + 8) / 16;
     }
     int wg_pipe = x->op == GS_OP_WGMMA_MMA && wg_chain(ts);
-    if (!folded && !wg_pipe) sc->unit_free[unit] = now + interval;
+    if (!folded && !wg_pipe) {
+        sc->unit_free[unit] = now + interval;
+        sc->unit_by[unit] = gs_unit_is_alu(unit) ? (int32_t)tw->slot : -1;
+    }
     /* result latency */
     uint64_t done;
     uint8_t kind = GS_WS_WAIT;

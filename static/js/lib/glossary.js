@@ -27,12 +27,12 @@ export const GLOSSARY = {
   wait: {
     title: 'Wait',
     kind: 'stall',
-    text: 'Waiting out a fixed-latency dependency: the result of an ALU or FMA instruction (or a predicate) is not ready yet, or the fixed delay between two dependent instructions. Mostly long dependency chains with too few independent instructions between them.',
+    text: 'Waiting out a fixed-latency dependency: the result of an ALU or FMA instruction (or a predicate) is not ready yet, or the fixed delay between two dependent instructions; also the gap a warp keeps after its own instruction on a pipe that takes one per few cycles (ptxas writes both as stall counts). Mostly long dependency chains with too few independent instructions between them.',
   },
   math_pipe_throttle: {
     title: 'Math pipe throttle',
     kind: 'stall',
-    text: 'The instruction is ready but the execution pipe it needs (FMA, ALU, FP64, tensor, ...) is busy with earlier instructions. The pipe is the bottleneck: its throughput, not latency, limits the warp.',
+    text: 'The instruction is ready but the execution pipe it needs (FMA, ALU, FP64, tensor, ...) is busy with other warps\' instructions. The pipe is the bottleneck: its throughput, not latency, limits the warp.',
   },
   mio_throttle: {
     title: 'MIO throttle',
