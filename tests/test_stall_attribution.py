@@ -16,6 +16,16 @@ def load_kernel(sim, body: str, params: str = ".param .u64 p_buf", name="k"):
     return sim.device.load_ptx(HEAD + f".visible .entry {name}({params})\n{{\n{body}\n}}\n").kernel(name)
 
 
+def store_word(ty: str, reg: str) -> str:
+    """the kernels' end: thread %t stores `reg` to word %t of p_buf (needs .b32 %t, .b64 %out, %o)"""
+    return f"""  ld.param.u64 %out, [p_buf];
+  mul.wide.u32 %o, %t, 4;
+  add.u64 %out, %out, %o;
+  st.global.{ty} [%out], {reg};
+  ret;
+"""
+
+
 # every thread stores one word (coalesced: one 128-byte line per warp), optionally behind a fence
 STORE_THEN_EXIT = """
   .reg .b32 %t, %c;
@@ -89,12 +99,7 @@ LOOP:
   add.u32 %i, %i, 1;
   setp.lt.u32 %p, %i, 16;
   @%p bra LOOP;
-  ld.param.u64 %out, [p_buf];
-  mul.wide.u32 %o, %t, 4;
-  add.u64 %out, %out, %o;
-  st.global.u32 [%out], %acc;
-  ret;
-"""
+""" + store_word("u32", "%acc")
 
 
 def _shared_flood(queue: int):
@@ -173,13 +178,7 @@ SFU_RUN = """
 """ + "".join(f"  add.f32 %y{i}, %x, 0f{0x3C000000 + i * 0x00100000:08X};\n" for i in range(16)) + \
     "".join(f"  ex2.approx.ftz.f32 %y{i}, %y{i};\n" for i in range(16)) + """
   mov.f32 %s, 0f00000000;
-""" + "".join(f"  add.f32 %s, %s, %y{i};\n" for i in range(16)) + """
-  ld.param.u64 %out, [p_buf];
-  mul.wide.u32 %o, %t, 4;
-  add.u64 %out, %out, %o;
-  st.global.f32 [%out], %s;
-  ret;
-"""
+""" + "".join(f"  add.f32 %s, %s, %y{i};\n" for i in range(16)) + store_word("f32", "%s")
 
 
 def _sfu_run(threads: int):
