@@ -17,11 +17,12 @@ static inline void throttle(gs_subcore *sc, uint32_t pos, uint64_t until, uint8_
     }
 }
 
-/* the state of a warp whose pipe is busy: its own last issue's interval is what ptxas's stall counts hold a warp
- * for (Nsight's `wait`); another warp's use of the pipe is `math_pipe_throttle` (memory pipes: `mio_throttle`) */
-static inline uint8_t pipe_state(const gs_subcore *sc, int unit, int slot) {
-    if (sc->unit_by[unit] == slot) return GS_WS_WAIT;
-    return unit == GS_U_LDST ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
+/* the state of a warp held by a pipe that other warps keep busy: the memory pipe's and the SFU's (MUFU goes through
+ * the MIO queue: on the H200 eight warps of MUFU on one sub-core are mio_throttle, docs/calibration.md 5u) are
+ * mio_throttle, the other pipes' math_pipe_throttle (the part its own last instruction holds it for is charged
+ * `wait` by the state accounting, tsm.c) */
+static inline uint8_t pipe_throttle(int unit) {
+    return unit == GS_U_LDST || unit == GS_U_SFU ? GS_WS_MIO_THROTTLE : GS_WS_MATH_PIPE_THROTTLE;
 }
 
 static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now, uint64_t *next) {
@@ -33,7 +34,7 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
     uint64_t uf = sc->unit_free[tw->next_unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, tw->pos, uf, pipe_state(sc, tw->next_unit, tw->slot));
+        throttle(sc, tw->pos, uf, pipe_throttle(tw->next_unit));
         return 0;
     }
     uint64_t qf = sc->q_free[tw->next_q];          /* the memory queue it would enter is full */
@@ -58,7 +59,7 @@ static inline int eligible_at(gs_subcore *sc, uint32_t i, uint64_t now, uint64_t
     uint64_t uf = sc->unit_free[unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, i, uf, pipe_state(sc, unit, sc->warps[i]));
+        throttle(sc, i, uf, pipe_throttle(unit));
         return 0;
     }
     uint8_t q = sc->q[i];

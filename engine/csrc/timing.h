@@ -119,15 +119,13 @@ enum { GS_Q_NONE = 0, GS_Q_MIO, GS_Q_LG, GS_Q__COUNT };
  * may issue (resident, not done, not at a barrier, has a next instruction), else GS_NEVER; unit = its
  * next instruction's pipe; q = the memory queue it enters (GS_Q_*). tsm.c keeps them in step with the
  * gs_tw (sched_sync). */
+#define GS_OWN_UNITS (GS_U_SFU + 1)  /* the arithmetic pipes (gs_unit_is_alu): INT, FP32, FP16, FP64, SFU */
 typedef struct gs_subcore {
     uint32_t nwarps;
     int32_t last;                      /* last issued slot (gto greed, lrr position) */
     uint32_t carry16;                  /* SASS timing: x16 part of a slot the last issue ran into this cycle */
     uint64_t next_check;               /* no warp can issue before this cycle */
     uint64_t unit_free[GS_U__COUNT];
-    int32_t unit_by[GS_U__COUNT];      /* the warp slot whose issue set unit_free (-1: none, or a booking that is
-                                        * not an arithmetic pipe's issue interval): a warp held by its own
-                                        * booking waits (`wait`), one held by another warp's is throttled */
     uint64_t wgmma_free;               /* the tensor pipe may start the next wgmma (tsm.c wgmma_time) */
     uint64_t q_free[GS_Q__COUNT];      /* an instruction may enter queue q from this cycle (SM-wide) */
     uint64_t *rdy;                     /* per position (capacity: max_warps / subcores) */
@@ -136,6 +134,10 @@ typedef struct gs_subcore {
     uint64_t *thr;                     /* per position: ready by its scoreboard but its pipe or queue busy until
                                         * this cycle (0: not throttled; the state accounting's throttle interval) */
     uint8_t *thr_state;                /* per position: the throttle's state (math pipe, MIO, LG) */
+    uint64_t *own;                     /* per position, GS_OWN_UNITS each: the end of the interval for which
+                                        * its warp's own last instruction on that arithmetic pipe holds it. Until
+                                        * then the warp is charged `wait` (ptxas's stall count), only after it
+                                        * `math_pipe_throttle` (the pipe busy with other warps) */
     uint16_t *warps;                   /* warp slots of this scheduler, in launch order */
 } gs_subcore;
 

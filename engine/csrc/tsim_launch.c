@@ -94,7 +94,6 @@ static int launch_sm(gs_tsim *ts, gs_tsm *sm, uint32_t carve) {
         sc->next_check = 0;
         sc->carry16 = 0;
         memset(sc->unit_free, 0, sizeof sc->unit_free);
-        memset(sc->unit_by, 0xff, sizeof sc->unit_by);
         sc->wgmma_free = 0;
         memset(sc->q_free, 0, sizeof sc->q_free);
     }

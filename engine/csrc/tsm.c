@@ -84,7 +84,19 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
     const gs_subcore *sc = &sm->sc[tw->sub];
     if (a < until && sc->thr[tw->pos] > a) {
         uint64_t e = min64(sc->thr[tw->pos], until);
-        add_state(ts, sm, tw, sc->thr_state[tw->pos], a, e);
+        uint8_t state = sc->thr_state[tw->pos];
+        /* an arithmetic pipe busy with the warp's own last instruction on it first: the warp waits that out as
+         * ptxas's stall count says (Nsight's `wait`, alone or among other warps alike: docs/calibration.md 5u);
+         * then the other warps' use of it is the throttle (sched.c pipe_throttle). An arithmetic instruction's
+         * throttle is always its pipe's (it enters no memory queue). */
+        uint8_t unit = sc->unit[tw->pos];
+        uint64_t own = gs_unit_is_alu(unit) ? sc->own[(size_t)tw->pos * GS_OWN_UNITS + unit] : 0;
+        if (own > a) {
+            uint64_t w = min64(own, e);
+            add_state(ts, sm, tw, GS_WS_WAIT, a, w);
+            a = w;
+        }
+        if (a < e) add_state(ts, sm, tw, state, a, e);
         a = e;
     }
     if (a < until) add_state(ts, sm, tw, GS_WS_NOT_SELECTED, a, until);
@@ -297,7 +309,6 @@ static uint32_t issue_frag_part(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *
     sm->last_issue = now;
     sm->issued_q++;
     sc->unit_free[GS_U_LDST] = now + cf->pipes_interval_cycles[GS_U_LDST];
-    sc->unit_by[GS_U_LDST] = -1;
     const gs_xinst *x = &ts->prog->x[tw->frag_pc];
     uint64_t lsu0 = sm->lsu.next_free;
     uint64_t d = gs_tmem_frag_part(ts, sm, tw, x, now, tw->frag_next);
@@ -360,7 +371,6 @@ static uint64_t wgmma_time(const gs_tconfig *cf, gs_tsm *sm, gs_subcore *sc, con
     sc->wgmma_free = start + busy;
     uint64_t backlog = (uint64_t)cf->sm_wgmma_queue * busy;
     sc->unit_free[GS_U_TENSOR] = sc->wgmma_free > now + backlog ? sc->wgmma_free - backlog : now + 1;
-    sc->unit_by[GS_U_TENSOR] = -1;
     return start + cf->sm_wgmma_latency_cycles + (uint64_t)(n * cf->sm_wgmma_cycles_per_n + 0.5) +
            (a_smem ? cf->sm_wgmma_smem_a_cycles : 0);
 }
@@ -473,7 +483,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     int wg_pipe = x->op == GS_OP_WGMMA_MMA && wg_chain(ts);
     if (!folded && !wg_pipe) {
         sc->unit_free[unit] = now + interval;
-        sc->unit_by[unit] = gs_unit_is_alu(unit) ? (int32_t)tw->slot : -1;
+        if (gs_unit_is_alu(unit)) sc->own[(size_t)tw->pos * GS_OWN_UNITS + (size_t)unit] = now + interval;
     }
     /* result latency */
     uint64_t done;

@@ -32,7 +32,7 @@ export const GLOSSARY = {
   math_pipe_throttle: {
     title: 'Math pipe throttle',
     kind: 'stall',
-    text: 'The instruction is ready but the execution pipe it needs (FMA, ALU, FP64, tensor, ...) is busy with other warps\' instructions. The pipe is the bottleneck: its throughput, not latency, limits the warp.',
+    text: 'The instruction is ready but the execution pipe it needs (FMA, ALU, FP64, tensor, ...) is busy with other warps\' instructions (the SFU\'s MUFU count as MIO throttle). The pipe is the bottleneck: its throughput, not latency, limits the warp.',
   },
   mio_throttle: {
     title: 'MIO throttle',
