@@ -35,7 +35,8 @@ NSTATES = len(WARP_STATES)
 STATE_DOC = {
     "idle": "no warp resident in the slot",
     "selected": "issued an instruction this cycle",
-    "not_selected": "eligible, another warp was picked",
+    "not_selected": "eligible, another warp was picked (also the cycles a warp waiting for a busy pipe or queue "
+    "lost to another warp, charged before its throttle)",
     "long_scoreboard": "waiting on a global/local memory (L1TEX) result",
     "short_scoreboard": "waiting on shared memory / MIO result (shared loads, SFU, shuffles)",
     "wait": "fixed-latency dependency (ALU result not ready yet), or its own last instruction's pipe interval",

@@ -219,4 +219,16 @@ def test_other_warps_use_of_a_pipe_is_the_throttle_and_the_own_interval_stays_wa
     assert sfu["wait"] == pytest.approx(_pipe_run(0, 128)["wait"], rel=0.05), sfu
     assert fp64["wait"] == pytest.approx(_pipe_run(1, 128)["wait"], rel=0.05), fp64
     assert sfu["mio_throttle"] > 10 and sfu["math_pipe_throttle"] < 0.1 * sfu["mio_throttle"], sfu
-    assert fp64["math_pipe_throttle"] > 3 and fp64["mio_throttle"] < 0.01, fp64
+    assert fp64["math_pipe_throttle"] > 1.5 and fp64["mio_throttle"] < 0.01, fp64
+
+
+def test_a_warp_waiting_for_a_busy_pipe_is_not_selected_in_the_cycles_another_warp_takes_it():
+    """Eight warps per sub-core. A warp waiting for a pipe that other warps keep busy is `not_selected` in the cycles
+    the pipe takes another warp's instruction and throttled in those it is busy. The H200, per issue: DFMA (a pipe
+    free every other cycle) 5.18 not_selected beside 5.08 math_pipe_throttle; MUFU (every eighth) 5.54 beside
+    37.1 mio_throttle; FFMA (every cycle) 4.30 beside 0.30. A model that charged the whole wait to the throttle (as
+    the state accounting did before calibration.md 5v) gives DFMA 0.19 not_selected beside 6.06."""
+    sfu, fp64, fp32 = _pipe_run(0, 1024), _pipe_run(1, 1024), _pipe_run(2, 1024)
+    assert fp64["not_selected"] > 1.5 and 0.5 < fp64["not_selected"] / fp64["math_pipe_throttle"] < 3, fp64
+    assert sfu["not_selected"] > 1.5 and sfu["mio_throttle"] > 3 * sfu["not_selected"], sfu
+    assert fp32["not_selected"] > 3 and fp32["math_pipe_throttle"] < 0.2 * fp32["not_selected"], fp32

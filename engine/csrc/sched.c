@@ -9,9 +9,19 @@
 #include "warpsched.h"
 
 /* a warp ready by its scoreboard waits for its pipe or memory queue until `until`: the state accounting
- * charges `state` up to then (kept beside rdy in the sub-core, not in the warp's cold gs_tw) */
-static inline void throttle(gs_subcore *sc, uint32_t pos, uint64_t until, uint8_t state) {
-    if (until > sc->thr[pos]) {
+ * charges `state` up to then (kept beside rdy in the sub-core, not in the warp's cold gs_tw). The cycles since it
+ * was ready, or since its last throttle ended, in which it was not found throttled were cycles another warp won
+ * (the scheduler looks at every sub-core every cycle while a warp of it is ready): `not_selected`, as Nsight
+ * charges a warp that waits for a pipe in the cycles the pipe takes an instruction from another warp (docs/
+ * calibration.md 5v) */
+static inline void throttle(gs_subcore *sc, uint32_t pos, uint64_t until, uint8_t state, uint64_t now) {
+    uint64_t t = sc->thr[pos];
+    if (until > t) {
+        /* thr is 0 from the warp's last issue (next_ready) to its first throttle, and then >= rdy: the first
+         * throttle starts the count afresh (no reset needed at the issue), a later one adds the gap since the
+         * previous ended */
+        if (t == 0) sc->nsel[pos] = sc->rdy[pos] < now ? (uint32_t)(now - sc->rdy[pos]) : 0;
+        else if (t < now) sc->nsel[pos] += (uint32_t)(now - t);
         sc->thr[pos] = until;
         sc->thr_state[pos] = state;
     }
@@ -34,13 +44,13 @@ static inline int eligible(gs_tsim *ts, gs_subcore *sc, gs_tw *tw, uint64_t now,
     uint64_t uf = sc->unit_free[tw->next_unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, tw->pos, uf, pipe_throttle(tw->next_unit));
+        throttle(sc, tw->pos, uf, pipe_throttle(tw->next_unit), now);
         return 0;
     }
     uint64_t qf = sc->q_free[tw->next_q];          /* the memory queue it would enter is full */
     if (qf > now) {
         if (qf < *next) *next = qf;
-        throttle(sc, tw->pos, qf, tw->next_q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE);
+        throttle(sc, tw->pos, qf, tw->next_q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE, now);
         return 0;
     }
     (void)ts;
@@ -59,14 +69,14 @@ static inline int eligible_at(gs_subcore *sc, uint32_t i, uint64_t now, uint64_t
     uint64_t uf = sc->unit_free[unit];
     if (uf > now) {
         if (uf < *next) *next = uf;
-        throttle(sc, i, uf, pipe_throttle(unit));
+        throttle(sc, i, uf, pipe_throttle(unit), now);
         return 0;
     }
     uint8_t q = sc->q[i];
     uint64_t qf = sc->q_free[q];       /* the memory queue it would enter is full (q_free[GS_Q_NONE] = 0) */
     if (qf > now) {
         if (qf < *next) *next = qf;
-        throttle(sc, i, qf, q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE);
+        throttle(sc, i, qf, q == GS_Q_LG ? GS_WS_LG_THROTTLE : GS_WS_MIO_THROTTLE, now);
         return 0;
     }
     return 1;

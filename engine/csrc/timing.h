@@ -138,6 +138,11 @@ typedef struct gs_subcore {
                                         * its warp's own last instruction on that arithmetic pipe holds it. Until
                                         * then the warp is charged `wait` (ptxas's stall count), only after it
                                         * `math_pipe_throttle` (the pipe busy with other warps) */
+    uint32_t *nsel;                    /* per position: cycles since its last issue in which it was ready by its
+                                        * scoreboard and not found throttled, yet another warp issued (the gaps
+                                        * between its throttle intervals): `not_selected`, charged by the state
+                                        * accounting inside [ready, thr) before the throttle. Valid while
+                                        * thr != 0: the first throttle after an issue starts it afresh */
     uint16_t *warps;                   /* warp slots of this scheduler, in launch order */
 } gs_subcore;
 

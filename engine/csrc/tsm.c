@@ -81,7 +81,7 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
         add_state(ts, sm, tw, tw->wait_state, a, min64(r, until));
         a = min64(r, until);
     }
-    const gs_subcore *sc = &sm->sc[tw->sub];
+    gs_subcore *sc = &sm->sc[tw->sub];
     if (a < until && sc->thr[tw->pos] > a) {
         uint64_t e = min64(sc->thr[tw->pos], until);
         uint8_t state = sc->thr_state[tw->pos];
@@ -95,6 +95,15 @@ void gs_tsm_account(gs_tsim *ts, gs_tsm *sm, gs_tw *tw, uint64_t until) {
             uint64_t w = min64(own, e);
             add_state(ts, sm, tw, GS_WS_WAIT, a, w);
             a = w;
+        }
+        /* the cycles of [ready, thr) in which it was ready and another warp issued (sched.c throttle): in one
+         * block, before the throttle (on the hardware they alternate with it) */
+        uint32_t ns = sc->nsel[tw->pos];
+        if (ns && a < e) {
+            uint64_t n = min64(ns, e - a);
+            add_state(ts, sm, tw, GS_WS_NOT_SELECTED, a, a + n);
+            sc->nsel[tw->pos] = ns - (uint32_t)n;
+            a += n;
         }
         if (a < e) add_state(ts, sm, tw, state, a, e);
         a = e;

@@ -50,6 +50,7 @@ void gs_tsm_finish_drains(gs_tsim *ts, gs_tsm *sm, uint64_t now) {
         memmove(&sc->thr[i], &sc->thr[i + 1], n * sizeof *sc->thr);
         memmove(&sc->thr_state[i], &sc->thr_state[i + 1], n * sizeof *sc->thr_state);
         memmove(&sc->own[i * GS_OWN_UNITS], &sc->own[(i + 1) * GS_OWN_UNITS], n * GS_OWN_UNITS * sizeof *sc->own);
+        memmove(&sc->nsel[i], &sc->nsel[i + 1], n * sizeof *sc->nsel);
         sc->nwarps--;
         for (; i < sc->nwarps; i++) sm->tw[sc->warps[i]].pos = (uint16_t)i;
         if (sc->last == (int32_t)s) sc->last = -1;
@@ -131,6 +132,7 @@ int gs_tsm_launch_cta(gs_tsim *ts, gs_tsm *sm, uint64_t linear, uint64_t now) {
         tw->sub = (uint16_t)(s % ts->cfg.sm_subcores);
         tw->pos = (uint16_t)sc->nwarps;
         memset(&sc->own[(size_t)tw->pos * GS_OWN_UNITS], 0, GS_OWN_UNITS * sizeof *sc->own);
+        sc->nsel[tw->pos] = 0;
         sc->warps[sc->nwarps++] = (uint16_t)s;
         /* until its first instruction can issue a new warp has none fetched: Nsight's no_instruction
          * ("typical for very short kernels"), not dispatch_stall (an issue held back by the dispatcher) */

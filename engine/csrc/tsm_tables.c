@@ -56,8 +56,9 @@ int gs_tsm_tables(gs_tsim *ts, gs_tsm *sm) {
         sc->thr = tbl(ts, per, sizeof *sc->thr);
         sc->thr_state = tbl(ts, per, sizeof *sc->thr_state);
         sc->own = tbl(ts, (size_t)per * GS_OWN_UNITS, sizeof *sc->own);
+        sc->nsel = tbl(ts, per, sizeof *sc->nsel);
         sc->warps = tbl(ts, per, sizeof *sc->warps);
-        bad = !sc->rdy || !sc->unit || !sc->q || !sc->thr || !sc->thr_state || !sc->own || !sc->warps;
+        bad = !sc->rdy || !sc->unit || !sc->q || !sc->thr || !sc->thr_state || !sc->own || !sc->nsel || !sc->warps;
     }
     if (!bad && c->sm_icache == GS_ICACHE_MODEL)
         bad = gs_cache_init(&sm->icache, (uint64_t)c->sm_icache_kib * 1024, c->sm_icache_line_bytes,

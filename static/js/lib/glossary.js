@@ -12,7 +12,7 @@ export const GLOSSARY = {
   not_selected: {
     title: 'Not selected',
     kind: 'stall',
-    text: 'The warp was eligible (ready to issue) but its scheduler issued another warp this cycle. Many not-selected cycles mean there are more ready warps than issue slots: latency is hidden and the issue rate is the limit.',
+    text: 'The warp was eligible (ready to issue) but its scheduler issued another warp this cycle. Many not-selected cycles mean there are more ready warps than issue slots: latency is hidden and the issue rate is the limit. A warp waiting for a pipe that takes one instruction every few cycles is not selected in the cycles the pipe takes another warp\'s instruction and throttled in between (as Nsight counts it); simtscope\'s timeline shows those cycles as one run before the throttle.',
   },
   long_scoreboard: {
     title: 'Long scoreboard',
