@@ -47,6 +47,20 @@ static gs_handler bind(const gs_xinst *x) {
     return NULL;
 }
 
+/* the special registers sm_90's ptxas reads with S2R, a variable-latency read through the MIO (sreg.cu, calibration.md
+ * 5w): not %ctaid (S2UR, the uniform datapath), the sizes (%ntid, %nctaid: constant-bank LDCs) or the clocks (CS2R) */
+static int is_s2r(const gs_ir_opnd *o) {
+    if (o->kind != GS_OK_SREG) return 0;
+    switch (o->n) {
+    case GS_SR_TID_X: case GS_SR_TID_Y: case GS_SR_TID_Z: case GS_SR_LANEID: case GS_SR_WARPID: case GS_SR_SMID:
+    case GS_SR_LANEMASK_EQ: case GS_SR_LANEMASK_LT: case GS_SR_LANEMASK_LE: case GS_SR_LANEMASK_GT:
+    case GS_SR_LANEMASK_GE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int unit_of(const gs_xinst *x) {
     int t = x->type;
     switch (x->op) {
@@ -69,6 +83,9 @@ static int unit_of(const gs_xinst *x) {
         return gs_type_is_float(t) ? GS_U_SFU : GS_U_INT;
     case GS_OP_CVT:
         if (t == GS_T_F64 || x->type2 == GS_T_F64) return GS_U_FP64;
+        return GS_U_INT;
+    case GS_OP_MOV:                     /* a special register ptxas reads with S2R (sm.sreg_latency_cycles) */
+        if (x->ir->nopnd == 2 && x->irops[0].kind == GS_OK_REG && is_s2r(&x->irops[1])) return GS_U_MISC;
         return GS_U_INT;
     default:
         if (t == GS_T_F64) return GS_U_FP64;

@@ -469,6 +469,7 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
     int folded = sa && issue16 == 0 && (gs_unit_is_alu(unit) || unit == GS_U_MISC
                                         || (unit == GS_U_LDST && x->space == GS_SPACE_PARAM));
     uint64_t sass_extra = sa && issue16 > 16 && unit != GS_U_LDST ? (issue16 - 16 + 15) / 16 : 0;
+    int sreg_wait = 0;
     if (sa && unit != GS_U_LDST) {      /* a chain of dependent SASS instructions takes each one's latency */
         uint64_t chain = 0;
         for (int u = 0; u < GS_U__COUNT; u++) chain += (uint64_t)sa->path[u] * cf->pipes_latency_cycles[u];
@@ -477,6 +478,13 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
             chain += (uint64_t)sa->hi_hops * (cf->sm_imad_hi_latency_cycles - cf->pipes_latency_cycles[GS_U_FP32]);
         if (cf->sm_sass_pred_guard_cycles > cf->pipes_latency_cycles[GS_U_INT])
             chain += (uint64_t)sa->pred_hops * (cf->sm_sass_pred_guard_cycles - cf->pipes_latency_cycles[GS_U_INT]);
+        /* a special-register read through the MIO (sreg.cu, calibration.md 5w): its reader waits on the short
+         * scoreboard */
+        if (sa->sreg_hops && cf->sm_sreg_latency_cycles) {
+            if (cf->sm_sreg_latency_cycles > cf->pipes_latency_cycles[GS_U_MISC])
+                chain += (uint64_t)sa->sreg_hops * (cf->sm_sreg_latency_cycles - cf->pipes_latency_cycles[GS_U_MISC]);
+            sreg_wait = 1;
+        }
         if (chain > cf->pipes_latency_cycles[unit] + sass_extra) sass_extra = chain - cf->pipes_latency_cycles[unit];
     }
     wk->st.sass_insts16 += issue16;
@@ -548,7 +556,11 @@ static uint32_t issue(gs_tsim *ts, gs_tsm *sm, gs_subcore *sc, gs_tw *tw, uint64
         done = wgmma_time(cf, sm, sc, x, now);
     } else {
         done = now + cf->pipes_latency_cycles[unit] + tensor_extra + sass_extra;
-        if (unit == GS_U_SFU || unit == GS_U_LDST) kind = GS_WS_SHORT_SCOREBOARD;
+        if (unit == GS_U_MISC && !sa && cf->sm_sreg_latency_cycles) {  /* a PTX-timed S2R read (program.c is_s2r) */
+            done = now + cf->sm_sreg_latency_cycles;
+            sreg_wait = 1;
+        }
+        if (unit == GS_U_SFU || unit == GS_U_LDST || sreg_wait) kind = GS_WS_SHORT_SCOREBOARD;
     }
     if (wg_chain(ts)) {                                /* wgmma groups: completion per commit, retired by waits */
         if (x->op == GS_OP_WGMMA_MMA) {

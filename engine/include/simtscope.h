@@ -287,6 +287,7 @@ typedef struct gs_sass_cost {
     uint8_t path[GS_U__COUNT];  /* its SASS's longest dependence chain: instructions per pipe (enum gs_unit) */
     uint8_t hi_hops;   /* of them, IMAD.HIs (sm.imad_hi_latency_cycles) */
     uint8_t pred_hops; /* predicate hops from a compare to a guarded reader on it (sm.sass_pred_guard_cycles) */
+    uint8_t sreg_hops; /* of them, special-register reads (S2R: sm.sreg_latency_cycles, waited for as short_scoreboard) */
 } gs_sass_cost;
 /* Contract: attaches SASS costs (n: the program's instruction count) and ptxas's registers per thread for
  * each function (nfuncs: the program's function count; 0 = unknown) to the program, replacing earlier ones.
@@ -388,6 +389,7 @@ typedef struct gs_tconfig {
     uint32_t sm_pred_use_latency_cycles; /* a compare's predicate as a guard or select operand (0: its pipe's latency) */
     uint32_t sm_imad_hi_latency_cycles;  /* SASS chains: an IMAD.HI's latency (0: the fp32 pipe's) */
     uint32_t sm_sass_pred_guard_cycles;  /* SASS chains: a compare's predicate read by a guard (0: the pipe's latency) */
+    uint32_t sm_sreg_latency_cycles;     /* SASS chains: an S2R's latency (0: the misc pipe's) */
     uint32_t sm_cp_async_wait;         /* 1: cp.async.wait_group/wait_all wait for the data of the groups they retire */
     uint32_t sm_cp_async_latency_cycles; /* with sm_cp_async_wait: a copy's data reaches its group this much after a load's would */
     uint32_t sm_frag_requests;         /* 1: a wmma.load from global issues as the JIT's requests (tsm.c) */

@@ -7,11 +7,14 @@ per clock per SM, the rate of the special-function unit, hence `conv` -> sfu) an
 reference (docs/sass.md); integer multiply-adds (IMAD, IMUL, IDP) and VIADD run on the FP32 pipe's FMA-heavy
 half, the other integer instructions on the ALU (Nsight Compute's pipe_alu / pipe_fma counters: on im2col_3x3_n1
 the H200 counts 55.9 ALU and 54.9 FMA warp instructions per warp, its SASS has 56 ALU-class and 49 IMAD + 6 VIADD). Uniform-datapath instructions (U*, S2UR, R2UR) take an issue slot but none of
-the vector pipes.
+the vector pipes. A special-register read (S2R: threadIdx, %laneid, %smid, ...) is its own class: the misc pipe, but a
+variable latency through the MIO (sreg.cu on the H200: 22 cycles, waited for as short_scoreboard; calibration.md 5w),
+where CS2R (clocks, a zeroed register pair) is fixed-latency.
 """
 from __future__ import annotations
 
-CLASSES = ("int", "imad", "imad_hi", "fp32", "fp16", "fp64", "sfu", "conv", "tensor", "mem", "ctrl", "barrier", "uniform", "misc")
+CLASSES = ("int", "imad", "imad_hi", "fp32", "fp16", "fp64", "sfu", "conv", "tensor", "mem", "ctrl", "barrier", "uniform", "sreg",
+           "misc")
 
 _TABLE = {
     "int": """IADD IADD3 IADD32I ISCADD ISCADD32I LEA LOP LOP3 LOP32I SHF SHL SHR IABS
@@ -29,14 +32,15 @@ _TABLE = {
               UBLKCP UBLKRED UBLKPF UTMALDG UTMASTG UTMAPF UTMACCTL UTMACMDFLUSH""",
     "ctrl": "BRA BRX BRXU JMP JMX JMXU CALL RET EXIT BSSY BSYNC WARPSYNC BREAK KILL BPT YIELD NANOSLEEP ELECT ACQBULK",
     "barrier": "BAR MEMBAR DEPBAR ARRIVES",
-    "misc": "NOP S2R CS2R LEPC PMTRIG B2R R2B SETCTAID SETLMEMBASE GETLMEMBASE",
+    "sreg": "S2R",
+    "misc": "NOP CS2R LEPC PMTRIG B2R R2B SETCTAID SETLMEMBASE GETLMEMBASE",
 }
 CLASS_OF = {op: cls for cls, ops in _TABLE.items() for op in ops.split()}
 
 # class -> the model's pipe (None: no vector pipe, an issue slot only)
 UNIT_OF = {"int": "int", "imad": "fp32", "imad_hi": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64", "sfu": "sfu", "conv": "sfu",
            "tensor": "tensor", "mem": "ldst", "ctrl": "branch", "barrier": "barrier", "uniform": None,
-           "misc": "misc"}
+           "sreg": "misc", "misc": "misc"}
 # pipe time per instruction, in the pipe's own intervals: integer multiply-adds run on the FMA-heavy half
 # of the FP32 pipe only (GH100: FMAheavy handles IMAD, IDP and FP32, FMAlite FP32 only), so at half its rate
 # (the CUDA guide's 64 vs 128 results per clock per SM at compute capability 9.0)

@@ -28,7 +28,8 @@ from .disasm import SassFunction
 
 def _dtype() -> np.dtype:
     fields = [("issue16", "<u2"), ("pipe16", "<u2"), ("unit", "u1"), ("known", "u1"),
-              ("path", ("u1", E.unit["_count"])), ("hi_hops", "u1"), ("pred_hops", "u1")]
+              ("path", ("u1", E.unit["_count"])), ("hi_hops", "u1"), ("pred_hops", "u1"),
+              ("sreg_hops", "u1")]
     return np.dtype({"names": [f for f, _ in fields], "formats": [t for _, t in fields],
                      "offsets": [ffi.offsetof("gs_sass_cost", f) for f, _ in fields],
                      "itemsize": ffi.sizeof("gs_sass_cost")})
@@ -89,14 +90,17 @@ def _unroll_factors(groups: dict[tuple, list]) -> dict[int, int]:
 # (9.3 cycles; "hi" on a path) and a compare's predicate read by a guarded instruction or as an operand of one
 # that writes no predicate (~13: PRED_GUARD's 22.8-cycle step, as the control codes' 13; "pred" on a path). A
 # path counts them apart (gs_sass_cost.hi_hops / pred_hops); the engine adds sm.imad_hi_latency_cycles and
-# sm.sass_pred_guard_cycles for them when those are set.
+# sm.sass_pred_guard_cycles for them when those are set. So for an S2R (22 cycles, sreg.cu; "sreg" on a path,
+# gs_sass_cost.sreg_hops, sm.sreg_latency_cycles).
 _PATH_LAT = {"int": 4, "imad": 4, "imad_hi": 9, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "conv": 17, "uniform": 4,
-             "misc": 4}
+             "sreg": 22, "misc": 4}
 _PRED_GUARD_LAT = 13
 PATH_UNITS = ("int", "fp32", "fp16", "fp64", "sfu", "misc")
-_UNIT_LAT = {"int": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "misc": 4, "hi": 5, "pred": _PRED_GUARD_LAT - 4}
+_UNIT_LAT = {"int": 4, "fp32": 4, "fp16": 6, "fp64": 8, "sfu": 17, "misc": 4, "hi": 5, "pred": _PRED_GUARD_LAT - 4,
+             "sreg": 18}
+_HOPS = ("hi", "pred", "sreg")         # counted apart on a path, besides their instruction's pipe
 _PATH_UNIT = {"int": "int", "imad": "fp32", "imad_hi": "fp32", "fp32": "fp32", "fp16": "fp16", "fp64": "fp64",
-              "sfu": "sfu", "conv": "sfu", "uniform": "int", "misc": "misc"}
+              "sfu": "sfu", "conv": "sfu", "uniform": "int", "sreg": "misc", "misc": "misc"}
 
 
 def _cls(si) -> str:
@@ -129,6 +133,8 @@ def _longest_path(insts: list) -> Counter:
             path[_PATH_UNIT[cls]] += 1
             if cls == "imad_hi":
                 path["hi"] += 1
+            elif cls == "sreg":
+                path["sreg"] += 1
         best.append((start + lat, path))
         for r in si.dst:
             writer[r] = i
@@ -152,7 +158,7 @@ def _path_per_execution(insts: list, unroll: dict[int, int]) -> Counter:
         if (depth[b], u) != top:
             continue
         path = _longest_path(bi)
-        n = sum(v for k, v in path.items() if k not in ("hi", "pred"))
+        n = sum(v for k, v in path.items() if k not in _HOPS)
         cap = sum(1 for si in bi if _PATH_LAT.get(_cls(si))) / u
         if n > cap > 0:
             path = Counter({k: v * cap / n for k, v in path.items()})
@@ -311,7 +317,7 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                     one[_cls(si)] += 1.0 / t
                 path = _longest_path(insts)
                 cap = sum(1 for si in insts if _PATH_LAT.get(_cls(si))) / t
-                k = sum(v for u, v in path.items() if u not in ("hi", "pred"))
+                k = sum(v for u, v in path.items() if u not in _HOPS)
                 if k > cap:
                     path = Counter({u: v * cap / k for u, v in path.items()})
             else:
@@ -342,6 +348,8 @@ def program_costs(program, funcs: dict[str, SassFunction]) -> SassCosts:
                 costs[pc]["hi_hops"] = min(255, int(round(v)))
             elif u == "pred":
                 costs[pc]["pred_hops"] = min(255, int(round(v)))
+            elif u == "sreg":
+                costs[pc]["sreg_hops"] = min(255, int(round(v)))
             else:
                 costs[pc]["path"][E.unit[u]] = min(255, int(round(v)))
         costs[pc]["issue16"] = min(65535, int(round(16 * total)))
