@@ -70,6 +70,20 @@ def shot(request, tmp_path):
     return take
 
 
+def fmt_us(us: float) -> str:
+    """A time as the explorer writes it (static/js/lib/run-metrics.js fmtUs). JavaScript's toPrecision keeps trailing
+    zeros (3.740 µs), where Python's `.4g` drops them; values below 10^4 of their unit, as JavaScript writes those
+    without an exponent."""
+    def to_precision(v: float, p: int) -> str:
+        e = int(f"{v:.{p - 1}e}".split("e")[1])
+        return f"{v:.{max(0, p - 1 - e)}f}"
+    if us >= 1000:
+        return f"{to_precision(us / 1000, 4)} ms"
+    if us >= 1:
+        return f"{to_precision(us, 4)} µs"
+    return f"{to_precision(us * 1000, 3)} ns"
+
+
 def wait_settled(page, condition: str = "true", arg=None, timeout: float = 60000) -> None:
     """Wait until the timeline's canvas shows its latest data for the current view with no window being
     fetched (Timeline.settled()), and `condition` (a JS expression over tl = the timeline, a = arg) holds.

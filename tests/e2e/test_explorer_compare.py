@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import open_view
+from tests.e2e.conftest import fmt_us, open_view
 from tests.fixtures.servers import wait_done
 from webapp.store import RunReader, runfile
 
@@ -56,8 +56,8 @@ def test_compare_interleaves_tracks_and_tabulates_the_differences(page, server, 
     expect(row("cycles").locator("td").nth(1)).to_have_text(f"{sb['gpu_sim_cycle']:,}")
     d = sb["gpu_sim_cycle"] - sa["gpu_sim_cycle"]
     expect(row("cycles").locator("td").nth(2)).to_have_text(("+" if d > 0 else "−") + f"{abs(d):,}")
-    expect(row("us").locator("td").nth(0)).to_have_text(f"{sa['gpu_tot_sim_time_us']:.4g} µs")
-    expect(row("us").locator("td").nth(1)).to_have_text(f"{sb['gpu_tot_sim_time_us']:.4g} µs")
+    expect(row("us").locator("td").nth(0)).to_have_text(fmt_us(sa["gpu_tot_sim_time_us"]))
+    expect(row("us").locator("td").nth(1)).to_have_text(fmt_us(sb["gpu_tot_sim_time_us"]))
     for key in ("ipc", "l1_hit", "l2_hit", "dram_bw", "occupancy"):
         expect(row(key)).to_have_count(1)
     # warp states: A and B cycles per state

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.recording import WARP_STATES
-from tests.e2e.conftest import open_view, wait_settled
+from tests.e2e.conftest import fmt_us, open_view, wait_settled
 from tests.fixtures.servers import wait_done
 from webapp.store import RunReader, runfile
 
@@ -67,7 +67,7 @@ def test_the_summary_shows_the_run_files_statistics(page, server, softmax_run, s
     expect(summary).to_be_visible()
     cell = lambda key: summary.locator(f"tr[data-metric={key}] td.num")   # noqa: E731
     expect(cell("cycles")).to_have_text(f"{st['gpu_sim_cycle']:,}")
-    expect(cell("us")).to_have_text(f"{st['gpu_tot_sim_time_us']:.4g} µs")
+    expect(cell("us")).to_have_text(fmt_us(st["gpu_tot_sim_time_us"]))
     ipc = float(format(st["warp_ipc"], ".4g"))
     expect(cell("ipc")).to_have_text(f"{ipc:g}")
     expect(cell("occupancy")).to_have_text(f"{100 * st['gpu_occupancy']:.1f}%")
