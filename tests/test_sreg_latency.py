@@ -76,3 +76,34 @@ def test_the_latency_is_checked_when_the_configuration_is_loaded():
     assert load_config("a100")["sm.sreg_latency_cycles"] == 0
     with pytest.raises(ConfigError, match="sm.sreg_latency_cycles"):
         load_config("h200", ["sm.sreg_latency_cycles=1000"])
+
+
+def test_only_s2r_reads_go_to_the_misc_pipe_and_other_moves_keep_their_type_s_pipe():
+    ptx = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>; .reg .f32 %f<3>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, %f1;
+  mov.u32 %r2, %ctaid.x;
+  add.s32 %r3, %r1, %r2;
+  cvt.rn.f32.s32 %f1, %r3;
+  add.f32 %f2, %f2, %f1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd2, %rd1, %rd2;
+  st.global.f32 [%rd2], %f2;
+  ret;
+}
+"""
+    sim = TimingSim("h200")
+    k = sim.device.load_ptx(ptx, "moves.ptx").kernel("k")
+    buf = sim.device.to_device(np.zeros(32, np.float32))
+    units = sim.launch(k, 1, 32, [buf]).stats["unit_insts"]
+    # %tid (S2R) on misc; %ctaid (S2UR), add.s32, cvt, mul.wide, add.s64 on int; both mov.f32 and add.f32 on fp32
+    assert (units["misc"], units["int"], units["fp32"]) == (1, 5, 3), units
+    assert list(sim.device.from_device(buf)) == [1.0 + t for t in range(32)]

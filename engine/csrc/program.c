@@ -84,9 +84,9 @@ static int unit_of(const gs_xinst *x) {
     case GS_OP_CVT:
         if (t == GS_T_F64 || x->type2 == GS_T_F64) return GS_U_FP64;
         return GS_U_INT;
-    case GS_OP_MOV:                     /* a special register ptxas reads with S2R (sm.sreg_latency_cycles) */
+    case GS_OP_MOV:                     /* a special register ptxas reads with S2R (sm.sreg_latency_cycles); */
         if (x->ir->nopnd == 2 && x->irops[0].kind == GS_OK_REG && is_s2r(&x->irops[1])) return GS_U_MISC;
-        return GS_U_INT;
+        /* fall through */                /* any other move by its type */
     default:
         if (t == GS_T_F64) return GS_U_FP64;
         if (t == GS_T_F16 || t == GS_T_F16X2 || t == GS_T_BF16 || t == GS_T_BF16X2) return GS_U_FP16;
