@@ -38,7 +38,7 @@ STATE_DOC = {
     "not_selected": "eligible, another warp was picked (also the cycles a warp waiting for a busy pipe or queue "
     "lost to another warp, charged before its throttle)",
     "long_scoreboard": "waiting on a global/local memory (L1TEX) result",
-    "short_scoreboard": "waiting on shared memory / MIO result (shared loads, SFU, shuffles)",
+    "short_scoreboard": "waiting on shared memory / MIO result (shared loads, SFU, shuffles, special-register reads)",
     "wait": "fixed-latency dependency (ALU result not ready yet), or its own last instruction's pipe interval",
     "math_pipe_throttle": "the functional unit is busy with other warps' instructions (initiation interval)",
     "mio_throttle": "MIO (shared memory / special) instruction queue full, or the SFU busy with other warps' MUFU",

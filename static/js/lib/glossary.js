@@ -22,7 +22,7 @@ export const GLOSSARY = {
   short_scoreboard: {
     title: 'Short scoreboard',
     kind: 'stall',
-    text: 'Waiting for a register written by an MIO operation that does not go through L1TEX: shared memory loads, special-function math (MUFU: ex2, rcp, sqrt, ...), warp shuffles and votes. Shared-memory bank conflicts and long chains of SFU operations raise it.',
+    text: 'Waiting for a register written by an MIO operation that does not go through L1TEX: shared memory loads, special-function math (MUFU: ex2, rcp, sqrt, ...), warp shuffles and votes, special-register reads (S2R: threadIdx, %laneid; 22 cycles on the H200). Shared-memory bank conflicts and long chains of SFU operations raise it.',
   },
   wait: {
     title: 'Wait',
