@@ -6,8 +6,6 @@ benchmarks/hw/results/h200_pipe_own_ncu.csv.gz.
 """
 from __future__ import annotations
 
-import csv
-import gzip
 import sys
 from pathlib import Path
 
@@ -16,26 +14,18 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 from engine.timing import TimingSim  # noqa: E402
+from ncu_stalls import launches, stalls  # noqa: E402
 
 PTX = HERE / "pipe_own.sm90.ptx"
 NCU = HERE / "results" / "h200_pipe_own_ncu.csv.gz"
 PIPES = {0: ("sfu", -1e-3), 1: ("fp64", 0.999), 2: ("fp32", 0.999)}
 REASONS = ["wait", "math_pipe_throttle", "mio_throttle", "not_selected", "short_scoreboard"]
-PREFIX, SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 
 
 def h200() -> dict[tuple[int, int], dict]:
     """{(op, threads): {cycles, reason: ratio}} from the ncu file, launches in pipe_own.cu's order"""
-    rows: dict[str, dict] = {}
-    with gzip.open(NCU, "rt") as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("==")):
-            rows.setdefault(r["ID"], {"kernel": r["Kernel Name"]})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    out = {}
-    for d in rows.values():
-        op = int(d["kernel"].split("<")[1][0])
-        out[op, int(d["launch__block_size"])] = {"cycles": d["gpc__cycles_elapsed.max"]} | {
-            k[len(PREFIX):-len(SUFFIX)]: v for k, v in d.items() if k.startswith(PREFIX)}
-    return out
+    return {(int(d["kernel"].split("<")[1][0]), int(d["launch__block_size"])): {"cycles": d["gpc__cycles_elapsed.max"]}
+            | stalls(d) for d in launches(NCU)}
 
 
 def simulate(op: int, threads: int, config: str = "h200") -> dict:

@@ -7,8 +7,6 @@ benchmarks/hw/results/h200_sreg.out and its Nsight Compute stall ratios from h20
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -18,6 +16,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 from engine.timing import TimingSim  # noqa: E402
+from ncu_stalls import launches, stalls  # noqa: E402
 
 PTX = HERE / "sreg.sm90.ptx"
 OUT = HERE / "results" / "h200_sreg.out"
@@ -25,7 +24,6 @@ NCU = HERE / "results" / "h200_sreg_ncu.csv.gz"
 SOURCES = {0: "add", 1: "smid", 2: "warpid", 3: "globaltimer_lo", 4: "clock", 5: "ldconst"}
 ROUNDS = 256
 REASONS = ["short_scoreboard", "wait"]
-PREFIX, SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 
 
 def h200() -> dict[int, dict]:
@@ -35,14 +33,9 @@ def h200() -> dict[int, dict]:
         r = json.loads(line.split(" ", 1)[1])
         if r["kernel"].startswith("sreg_lat"):
             out[int(r["kernel"].split("<")[1][0])] = {"cycles_per_round": r["cycles_per_round"]}
-    rows: dict[str, dict] = {}
-    with gzip.open(NCU, "rt") as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("==")):
-            rows.setdefault(r["ID"], {"kernel": r["Kernel Name"]})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    for d in rows.values():
+    for d in launches(NCU):
         if d["kernel"].startswith("void sreg_lat"):
-            out[int(d["kernel"].split("<")[1][0])] |= {k[len(PREFIX):-len(SUFFIX)]: v for k, v in d.items()
-                                                     if k.startswith(PREFIX)}
+            out[int(d["kernel"].split("<")[1][0])] |= stalls(d)
     return out
 
 
