@@ -107,9 +107,9 @@ SCHEMA: list[P] = [
           "(or one that writes no predicate) is ready this long after the compare (0: the compare's pipe latency; "
           "calibration.md 5q)"),
     P("sm.sreg_latency_cycles", int, 0, "cycles", 0, 200,
-      doc="SASS costs: on a PTX instruction's dependence chain, a special-register read (S2R: %tid, %laneid, %smid, "
-          "...) takes this long instead of the misc pipe's latency, and a reader waits for it as short_scoreboard "
-          "(0: the misc pipe's latency, charged as wait; calibration.md 5w)"),
+      doc="a special-register read (S2R: a mov from %tid, %laneid, %warpid, %smid, %lanemask) takes this long, in "
+          "PTX timing and on a PTX instruction's SASS dependence chain alike, and a reader waits for it as "
+          "short_scoreboard (0: the misc pipe's latency, charged as wait; calibration.md 5w)"),
     P("sm.fetch_insts", int, 0, "instructions", 0, 16,
       doc="0: instruction supply unlimited; N: a warp fetches its next N instructions once its buffer is empty, "
           "the SM fetches for one warp per cycle, and they issue from 2 cycles later (GPGPU-Sim's fetch/decode)"),
